@@ -1,0 +1,63 @@
+// The CSV of performance.md (one row per case and baseline) and the closing summary: geomean
+// speedup per (family, op, baseline) over the cases that passed their correctness check.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace bench {
+
+/// Column order of the CSV, fixed by performance.md.
+extern const char* const kCsvHeader;
+
+struct CsvRow {
+  std::string family, op, matrix;
+  int64_t m = 0, k = 0, n = 0;
+  double sparsity = 0.0;
+  int64_t vec = 0;
+  std::string dtype, precision, baseline;
+  double ms = 0.0, baseline_ms = 0.0, speedup = 0.0, max_rel_err = 0.0, analyze_ms = 0.0;
+  std::string config;
+};
+
+/// Writes the header, then rows as they come (flushed, so a crash keeps what was measured).
+class CsvWriter {
+ public:
+  /// path empty: stdout. Throws bench::Error if the file cannot be opened.
+  explicit CsvWriter(const std::string& path);
+  ~CsvWriter();
+  CsvWriter(const CsvWriter&) = delete;
+  CsvWriter& operator=(const CsvWriter&) = delete;
+  void write(const CsvRow& row);
+
+ private:
+  FILE* out_ = nullptr;
+  bool owned_ = false;
+};
+
+/// RFC 4180 quoting when a field holds a comma, quote or newline.
+std::string csv_field(const std::string& s);
+
+/// Collects the speedups that count and prints the closing summary on stderr.
+class Summary {
+ public:
+  void add(const CsvRow& row, bool counts);
+  void case_failed() { ++failed_; }
+  void case_errored() { ++errored_; }
+  void case_passed() { ++passed_; }
+  int failed() const { return failed_; }
+  int errored() const { return errored_; }
+  void print(FILE* out) const;
+
+ private:
+  using Key = std::tuple<std::string, std::string, std::string>;  // family, op, baseline
+  std::map<Key, std::vector<double>> speedups_;
+  std::map<Key, int> excluded_;
+  int passed_ = 0, failed_ = 0, errored_ = 0;
+};
+
+}  // namespace bench

@@ -1,0 +1,142 @@
+#include "device.hpp"
+
+#include <algorithm>
+
+#include "check.hpp"
+
+namespace bench {
+
+DeviceBuffer::DeviceBuffer(size_t bytes) : bytes_(bytes) {
+  if (bytes == 0) return;
+  cudaError_t err = cudaMalloc(&ptr_, bytes);
+  if (err != cudaSuccess) {
+    ptr_ = nullptr;
+    throw Error(strf("cudaMalloc of %.1f MB failed: %s", bytes / 1048576.0,
+                     cudaGetErrorString(err)));
+  }
+}
+
+DeviceBuffer::~DeviceBuffer() {
+  if (ptr_) cudaFree(ptr_);  // no check: destructors run during unwinding too
+}
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
+    : ptr_(other.ptr_), bytes_(other.bytes_) {
+  other.ptr_ = nullptr;
+  other.bytes_ = 0;
+}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
+  if (this != &other) {
+    if (ptr_) cudaFree(ptr_);
+    ptr_ = other.ptr_;
+    bytes_ = other.bytes_;
+    other.ptr_ = nullptr;
+    other.bytes_ = 0;
+  }
+  return *this;
+}
+
+void DeviceBuffer::upload(const void* host, size_t bytes, size_t offset) {
+  if (bytes == 0) return;
+  if (offset + bytes > bytes_) throw Error("DeviceBuffer::upload past the end");
+  CUDA_CHECK(cudaMemcpy(static_cast<char*>(ptr_) + offset, host, bytes, cudaMemcpyHostToDevice));
+  // A pageable cudaMemcpy may return before the DMA lands, and the timed work runs on a
+  // non-blocking stream that does not wait for the legacy default stream: wait here.
+  CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+void DeviceBuffer::download(void* host, size_t bytes, size_t offset) const {
+  if (bytes == 0) return;
+  if (offset + bytes > bytes_) throw Error("DeviceBuffer::download past the end");
+  CUDA_CHECK(cudaDeviceSynchronize());  // results come from the non-blocking bench stream
+  CUDA_CHECK(cudaMemcpy(host, static_cast<const char*>(ptr_) + offset, bytes,
+                        cudaMemcpyDeviceToHost));
+}
+
+std::string probe_gpu() {
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) return strf("cudaGetDeviceCount: %s", cudaGetErrorString(err));
+  if (count == 0) return "cudaGetDeviceCount found 0 devices";
+  return "";
+}
+
+GpuContext::GpuContext() {
+  try {
+    init();
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+void GpuContext::init() {
+  std::string problem = probe_gpu();
+  if (!problem.empty()) throw Error(problem);
+  CUDA_CHECK(cudaGetDevice(&device_));
+  CUDA_CHECK(cudaGetDeviceProperties(&props_, device_));
+  int l2 = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device_));
+  l2_bytes_ = l2 > 0 ? static_cast<size_t>(l2) : size_t{50} << 20;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+
+  CUBLAS_CHECK(cublasCreate(&cublas_));
+  CUBLAS_CHECK(cublasSetStream(cublas_, stream_));
+  // An explicit workspace keeps cuBLAS from allocating inside CUDA graph capture (--graph);
+  // 32 MiB is what cuBLAS recommends for Hopper.
+  cublas_workspace_ = DeviceBuffer(size_t{32} << 20);
+  CUBLAS_CHECK(cublasSetWorkspace(cublas_, cublas_workspace_.get(), cublas_workspace_.bytes()));
+
+  CUSPARSE_CHECK(cusparseCreate(&cusparse_));
+  CUSPARSE_CHECK(cusparseSetStream(cusparse_, stream_));
+
+  SPX_CHECK(spxCreate(&spx_));
+  SPX_CHECK(spxSetStream(spx_, reinterpret_cast<spxStream_t>(stream_)));
+}
+
+GpuContext::~GpuContext() { release(); }
+
+void GpuContext::release() {
+  if (spx_) spxDestroy(spx_);
+  if (cusparse_) cusparseDestroy(cusparse_);
+  if (cublas_) cublasDestroy(cublas_);
+  if (stream_) cudaStreamDestroy(stream_);
+  spx_ = nullptr;
+  cusparse_ = nullptr;
+  cublas_ = nullptr;
+  stream_ = nullptr;
+}
+
+std::string GpuContext::describe() const {
+  return strf("%s (sm_%d%d, %d SMs, L2 %.0f MB, %.0f GB)", props_.name, props_.major,
+              props_.minor, props_.multiProcessorCount, l2_bytes_ / 1048576.0,
+              props_.totalGlobalMem / 1073741824.0);
+}
+
+int rotation_copies(size_t l2_bytes, size_t fixed_bytes, size_t rotated_bytes) {
+  const size_t target = 3 * l2_bytes;
+  if (fixed_bytes + rotated_bytes >= target || rotated_bytes == 0) return 1;
+  size_t copies = (target - fixed_bytes + rotated_bytes - 1) / rotated_bytes;
+  return static_cast<int>(std::min<size_t>(std::max<size_t>(copies, 1), 1024));
+}
+
+RotatedArray::RotatedArray(const void* host, size_t bytes, int copies)
+    : bytes_(bytes), stride_((bytes + 255) / 256 * 256), copies_(std::max(copies, 1)) {
+  buf_ = DeviceBuffer(std::max<size_t>(stride_, 256) * copies_);
+  char* base = static_cast<char*>(buf_.get());
+  if (host) {
+    buf_.upload(host, bytes, 0);
+    for (int i = 1; i < copies_; ++i)
+      CUDA_CHECK(cudaMemcpy(base + i * stride_, base, bytes, cudaMemcpyDeviceToDevice));
+  } else {
+    CUDA_CHECK(cudaMemset(base, 0, buf_.bytes()));
+  }
+  CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+void* RotatedArray::at(int64_t launch) const {
+  return static_cast<char*>(buf_.get()) + static_cast<size_t>(launch % copies_) * stride_;
+}
+
+}  // namespace bench

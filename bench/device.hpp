@@ -1,0 +1,100 @@
+// Device-side plumbing: RAII device buffers, the per-run GPU context (stream and library
+// handles), and rotated operand copies that keep small problems from timing out of L2.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "spx/spx.h"
+
+namespace bench {
+
+/// Owns one cudaMalloc allocation (none when empty).
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(size_t bytes);
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& other) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  void* get() const { return ptr_; }
+  size_t bytes() const { return bytes_; }
+  void upload(const void* host, size_t bytes, size_t offset = 0);
+  void download(void* host, size_t bytes, size_t offset = 0) const;
+
+  template <class T>
+  static DeviceBuffer from(const std::vector<T>& host) {
+    DeviceBuffer b(host.size() * sizeof(T));
+    if (!host.empty()) b.upload(host.data(), host.size() * sizeof(T));
+    return b;
+  }
+
+ private:
+  void* ptr_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+/// The GPU, its stream and the library handles, created once per run. All timed work and all
+/// libraries use the same non-blocking stream, so events bracket exactly the launches.
+class GpuContext {
+ public:
+  /// Throws bench::Error if no usable GPU (main prints "no CUDA GPU" and exits 1).
+  GpuContext();
+  ~GpuContext();
+  GpuContext(const GpuContext&) = delete;
+  GpuContext& operator=(const GpuContext&) = delete;
+
+  cudaStream_t stream() const { return stream_; }
+  cublasHandle_t cublas() const { return cublas_; }
+  cusparseHandle_t cusparse() const { return cusparse_; }
+  spxHandle_t spx() const { return spx_; }
+  size_t l2_bytes() const { return l2_bytes_; }
+  std::string describe() const;  ///< "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs, L2 50 MB)"
+
+ private:
+  void init();
+  void release();
+
+  int device_ = 0;
+  cudaDeviceProp props_{};
+  size_t l2_bytes_ = 0;
+  cudaStream_t stream_ = nullptr;
+  cublasHandle_t cublas_ = nullptr;
+  cusparseHandle_t cusparse_ = nullptr;
+  spxHandle_t spx_ = nullptr;
+  DeviceBuffer cublas_workspace_;
+};
+
+/// Returns a message if this process sees no usable CUDA GPU ("" if it does).
+std::string probe_gpu();
+
+/// How many copies of the rotated operands to keep so a sequence of launches streams more than
+/// 3x the L2 size: 1 when fixed + rotated bytes already exceed it, else enough copies (<= 1024).
+int rotation_copies(size_t l2_bytes, size_t fixed_bytes, size_t rotated_bytes);
+
+/// `copies` copies of one operand in one allocation (256-byte aligned slots); copy i is
+/// launch i % copies. Every copy starts with the same contents.
+class RotatedArray {
+ public:
+  RotatedArray() = default;
+  /// host may be null (contents zeroed). bytes is the size of one copy.
+  RotatedArray(const void* host, size_t bytes, int copies);
+  void* at(int64_t launch) const;
+  int copies() const { return copies_; }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  DeviceBuffer buf_;
+  size_t bytes_ = 0, stride_ = 0;
+  int copies_ = 0;
+};
+
+}  // namespace bench

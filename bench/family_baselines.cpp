@@ -1,0 +1,53 @@
+#include "family_baselines.hpp"
+
+namespace bench {
+
+namespace {
+
+void add(std::vector<BaselineResult>* out, std::optional<BaselineResult> r) {
+  if (r) out->push_back(std::move(*r));
+}
+
+}  // namespace
+
+std::vector<BaselineResult> run_family_baselines(const BaselineEnv& env) {
+  const Problem& p = env.p;
+  const ValueType t = p.a_type;
+  std::vector<BaselineResult> out;
+  switch (p.spec.family) {
+    case Family::NM:
+      if (t == ValueType::F32) {
+        add(&out, cublas_gemm(env, GemmKind::SGEMM_FP32));
+        add(&out, cublas_gemm(env, GemmKind::SGEMM_TF32));
+        add(&out, cusparse_spmm_best(env, SparseKind::CSR, t, "cusparse_csr"));
+        add(&out, cusparse_spmm_best(env, SparseKind::COO, t, "cusparse_coo"));
+      } else {
+        add(&out, cublas_gemm(env, GemmKind::HGEMM));
+        add(&out, cusparse_spmm_best(env, SparseKind::CSR, t, "cusparse_csr"));
+      }
+      break;
+    case Family::ELL:
+      add(&out, cusparse_spmm_best(env, SparseKind::CSR, t, "cusparse_csr"));
+      add(&out, cusparse_spmm_best(env, SparseKind::COO, t, "cusparse_coo"));
+      add(&out, cublas_gemm(env, t == ValueType::F32 ? GemmKind::SGEMM_FP32 : GemmKind::HGEMM));
+      break;
+    case Family::SRBCRS:
+      if (p.spec.op == Op::SPMM) {
+        add(&out, cusparse_int8_best(env));
+        add(&out, cublas_gemm(env, GemmKind::INT8));
+        add(&out, cublas_gemm(env, GemmKind::HGEMM));
+      } else {
+        add(&out, cublas_gemm(env, GemmKind::HGEMM));
+        add(&out, cusparse_sddmm_best(env));
+      }
+      break;
+    case Family::SPTC:
+      add(&out, cublas_gemm(env, GemmKind::HGEMM));
+      add(&out, cusparse_spmm_best(env, SparseKind::CSR, t, "cusparse_csr"));
+      add(&out, cusparse_spmm_best(env, SparseKind::BELL, t, "cusparse_bell"));
+      break;
+  }
+  return out;
+}
+
+}  // namespace bench

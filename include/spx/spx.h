@@ -1,0 +1,210 @@
+/**
+ * @file spx.h
+ * @brief libspx: sparse matrix products on NVIDIA GPUs. The one header users include.
+ *
+ *     SpMM :  C = alpha * A * B + beta * C                 A sparse (m x k), B, C dense
+ *     SDDMM:  C = alpha * (A * B) .* spy(C) + beta * C     A, B dense, C sparse (its pattern is the mask)
+ *
+ * Lifecycle (as in cuSPARSE): spxCreate -> spxCreateCsr/Bcrs/NM/Ell + spxCreateDnMat ->
+ * spxSpMM_analyze (all preprocessing, once) -> spxSpMM (many times) -> spxPlanDestroy ->
+ * spxDestroySpMat / spxDestroyDnMat -> spxDestroy.
+ *
+ * Conventions: sizes and leading dimensions are int64_t; index arrays are int32_t, 0-based;
+ * descriptors wrap caller-owned device pointers and never copy or free them; every call
+ * returns spxStatus_t and, on failure, sets a one-sentence thread-local message
+ * (spxGetLastErrorMessage). No call lets a C++ exception escape.
+ *
+ * Host-side tools (file reading, format conversion, pruning, pattern checks) are in
+ * spx_host.h, included below.
+ */
+#ifndef SPX_H
+#define SPX_H
+
+#include "spx/spx_types.h"
+
+#define SPX_VERSION_MAJOR 0
+#define SPX_VERSION_MINOR 1
+#define SPX_VERSION_PATCH 0
+/** MAJOR * 10000 + MINOR * 100 + PATCH, the value spxGetVersion returns. */
+#define SPX_VERSION (SPX_VERSION_MAJOR * 10000 + SPX_VERSION_MINOR * 100 + SPX_VERSION_PATCH)
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** CUDA stream, ABI-compatible with cudaStream_t (no CUDA header needed to include spx.h). */
+typedef struct CUstream_st* spxStream_t;
+
+/* ---------------------------------------------------------------- errors and version */
+
+/** Name of a status, e.g. "SPX_STATUS_INVALID_VALUE". Static string; never NULL. */
+SPX_API const char* spxGetStatusName(spxStatus_t status);
+/** One-line description of a status. Static string; never NULL. */
+SPX_API const char* spxGetStatusString(spxStatus_t status);
+/**
+ * Message of the last failed libspx call on this thread ("N (5) must be <= M (4)"), or ""
+ * if the last call succeeded. Owned by libspx, valid until the next libspx call on this thread.
+ */
+SPX_API const char* spxGetLastErrorMessage(void);
+/** Writes SPX_VERSION of the loaded library to *version (host pointer). */
+SPX_API spxStatus_t spxGetVersion(int* version);
+
+/* ---------------------------------------------------------------- handle */
+
+/**
+ * Creates a handle on the current CUDA device with the default stream and host pointer mode.
+ * Returns SPX_STATUS_NOT_INITIALIZED without a usable device, SPX_STATUS_ARCH_MISMATCH on a
+ * device older than sm_80. *handle is a host pointer; the handle is owned by the caller
+ * until spxDestroy.
+ */
+SPX_API spxStatus_t spxCreate(spxHandle_t* handle);
+/** Destroys a handle (NULL is accepted and ignored). Does not synchronize the stream. */
+SPX_API spxStatus_t spxDestroy(spxHandle_t handle);
+/** Sets the stream all later work of this handle is queued on (NULL = the default stream). */
+SPX_API spxStatus_t spxSetStream(spxHandle_t handle, spxStream_t stream);
+/** Writes the handle's stream to *stream (host pointer). */
+SPX_API spxStatus_t spxGetStream(spxHandle_t handle, spxStream_t* stream);
+/** Says whether alpha and beta are host pointers (default) or device pointers. */
+SPX_API spxStatus_t spxSetPointerMode(spxHandle_t handle, spxPointerMode_t mode);
+/** Writes the handle's pointer mode to *mode (host pointer). */
+SPX_API spxStatus_t spxGetPointerMode(spxHandle_t handle, spxPointerMode_t* mode);
+
+/* ---------------------------------------------------------------- dense descriptors */
+
+/**
+ * Describes a rows x cols dense matrix at device pointer `values` (caller-owned; may be NULL
+ * only when rows or cols is 0). ld >= cols for SPX_ORDER_ROW, >= rows for SPX_ORDER_COL,
+ * counted in elements (for 4-bit types ld must be even, so every row/column starts on a byte).
+ */
+SPX_API spxStatus_t spxCreateDnMat(spxDnMatDescr_t* descr, int64_t rows, int64_t cols, int64_t ld,
+                                   void* values, spxDataType_t type, spxOrder_t order);
+/** Destroys a dense descriptor (not the data). NULL is accepted. */
+SPX_API spxStatus_t spxDestroyDnMat(spxConstDnMatDescr_t descr);
+/** Reads a dense descriptor; any output pointer may be NULL. */
+SPX_API spxStatus_t spxDnMatGet(spxConstDnMatDescr_t descr, int64_t* rows, int64_t* cols,
+                                int64_t* ld, void** values, spxDataType_t* type,
+                                spxOrder_t* order);
+/** Points the descriptor at new device data of the same shape and type. */
+SPX_API spxStatus_t spxDnMatSetValues(spxDnMatDescr_t descr, void* values);
+
+/* ---------------------------------------------------------------- sparse descriptors */
+
+/**
+ * CSR: row_ptr[rows + 1], col_ind[nnz] (int32, 0-based, device), values[nnz] of `type`
+ * (device; for 4-bit types ceil(nnz / 2) bytes). Structure is checked by analyze, not here.
+ */
+SPX_API spxStatus_t spxCreateCsr(spxSpMatDescr_t* descr, int64_t rows, int64_t cols, int64_t nnz,
+                                 void* row_ptr, void* col_ind, void* values,
+                                 spxDataType_t type);
+/**
+ * Vector-sparse BCRS(V): V x 1 column vectors. rows % vec_len == 0;
+ * block_row_ptr[rows / vec_len + 1], block_col[num_vectors] (int32, device);
+ * values[num_vectors * vec_len] of `type`, the vec_len values of one vector contiguous
+ * (top row first). nnz reported by the getters is num_vectors * vec_len.
+ */
+SPX_API spxStatus_t spxCreateBcrs(spxSpMatDescr_t* descr, int64_t rows, int64_t cols,
+                                  int64_t vec_len, int64_t num_vectors, void* block_row_ptr,
+                                  void* block_col, void* values, spxDataType_t type);
+/**
+ * Vector-wise N:M: rows grouped in vectors of `l` rows; in every window of `m` columns the
+ * same `n` columns are kept for all rows of a group. rows % l == 0, cols % m == 0, n <= m.
+ * With kc = cols / m * n: values[rows x kc] row-major (device, `type`);
+ * indices[(rows / l) x kc] row-major int32 (device): the position 0..m-1 of each kept column
+ * inside its window, strictly increasing within a window.
+ */
+SPX_API spxStatus_t spxCreateNM(spxSpMatDescr_t* descr, int64_t rows, int64_t cols, int64_t n,
+                                int64_t m, int64_t l, void* values, void* indices,
+                                spxDataType_t type);
+/**
+ * ELL (uniform sparsity): every row has ell_width slots. col_ind and values are
+ * rows x ell_width, column-major (slot j of row i at i + j * rows), device. A padded slot has
+ * col_ind = -1 (its value is ignored); real slots of a row are in increasing column order.
+ */
+SPX_API spxStatus_t spxCreateEll(spxSpMatDescr_t* descr, int64_t rows, int64_t cols,
+                                 int64_t ell_width, void* col_ind, void* values,
+                                 spxDataType_t type);
+/** Destroys a sparse descriptor (not the data). NULL is accepted. */
+SPX_API spxStatus_t spxDestroySpMat(spxConstSpMatDescr_t descr);
+/** rows, cols and stored entries (explicit zeros and ELL padding included); outputs may be NULL. */
+SPX_API spxStatus_t spxSpMatGetSize(spxConstSpMatDescr_t descr, int64_t* rows, int64_t* cols,
+                                    int64_t* nnz);
+/** The format the descriptor was created with. */
+SPX_API spxStatus_t spxSpMatGetFormat(spxConstSpMatDescr_t descr, spxFormat_t* format);
+/** The value type the descriptor was created with. */
+SPX_API spxStatus_t spxSpMatGetValueType(spxConstSpMatDescr_t descr, spxDataType_t* type);
+/** Points the descriptor at new device values of the same structure (see spxPlanUpdateValues). */
+SPX_API spxStatus_t spxSpMatSetValues(spxSpMatDescr_t descr, void* values);
+
+/* ---------------------------------------------------------------- SpMM */
+
+/**
+ * Analyzes C = alpha * A * B + beta * C and returns a plan that owns a kernel-ready device
+ * copy of A. Reads A's device arrays (blocks until they are read), checks their structure
+ * (indices in range, row pointers non-decreasing), does every structural step of the chosen
+ * family and caches it. B and C give shapes, types and orders; their data is not read.
+ *
+ * Types: A and B both 32F, 16F or 16BF with C of the same type or 32F and compute_type 32F;
+ * or A and B integer (8I, 4I, 16I, 8U, 4U, in any mix) with C 32I, 32F or 16F and
+ * compute_type 32I. A float A with an integer B (or the reverse), or a compute_type other than
+ * 32F for float / 32I for integer inputs, is SPX_STATUS_INVALID_VALUE; any other combination
+ * outside this list is SPX_STATUS_NOT_SUPPORTED. Shapes must agree (A m x k, B k x n, C m x n),
+ * else SPX_STATUS_INVALID_VALUE.
+ * alg: SPX_SPMM_ALG_DEFAULT picks; a forced family that cannot take the input returns
+ * SPX_STATUS_NOT_SUPPORTED. *plan (host pointer) is owned by the caller until spxPlanDestroy.
+ */
+SPX_API spxStatus_t spxSpMM_analyze(spxHandle_t handle, spxConstSpMatDescr_t A,
+                                    spxConstDnMatDescr_t B, spxConstDnMatDescr_t C,
+                                    spxDataType_t compute_type, spxSpMMAlg_t alg,
+                                    spxPlan_t* plan);
+/** Device workspace bytes spxSpMM / spxSDDMM need for this plan (0 is a common answer). */
+SPX_API spxStatus_t spxPlanGetWorkspaceSize(const struct spxPlan* plan, size_t* bytes);
+/**
+ * Runs C = alpha * A * B + beta * C on the handle's stream, asynchronously. A must be the
+ * matrix the plan was analyzed for (its values are taken from the plan's copy; call
+ * spxPlanUpdateValues after changing them). B and C may point at new data but keep the shapes,
+ * types and orders given to analyze. alpha/beta: float, or int32 when C is 32I; host or device
+ * pointers by the handle's pointer mode. When beta is 0, C is not read (NaN in C is not
+ * propagated). workspace: device, at least spxPlanGetWorkspaceSize bytes (NULL if 0).
+ * The plan is read-only here: several handles/streams may execute it concurrently.
+ */
+SPX_API spxStatus_t spxSpMM(spxHandle_t handle, const struct spxPlan* plan, const void* alpha,
+                            spxConstSpMatDescr_t A, spxConstDnMatDescr_t B, const void* beta,
+                            spxDnMatDescr_t C, void* workspace);
+/**
+ * A's values changed and its structure did not: re-packs the plan's copy of the values from
+ * A's current values pointer, without structural analysis. Queued on the handle's stream.
+ */
+SPX_API spxStatus_t spxPlanUpdateValues(spxHandle_t handle, spxPlan_t plan,
+                                        spxConstSpMatDescr_t A);
+/** Fills *info (host struct) with what the plan chose and holds. */
+SPX_API spxStatus_t spxPlanGetInfo(const struct spxPlan* plan, spxPlanInfo_t* info);
+/** Frees the plan and its device memory (synchronizes with the device). NULL is accepted. */
+SPX_API spxStatus_t spxPlanDestroy(spxPlan_t plan);
+
+/* ---------------------------------------------------------------- SDDMM */
+
+/**
+ * Analyzes C = alpha * (A * B) .* spy(C) + beta * C: A dense m x k, B dense k x n, C sparse
+ * m x n in any format (its stored entries are the mask; ELL padding is skipped). Reads C's
+ * structure from the device (blocks). Types as for SpMM, with C's value type in the place of
+ * the dense output type.
+ */
+SPX_API spxStatus_t spxSDDMM_analyze(spxHandle_t handle, spxConstDnMatDescr_t A,
+                                     spxConstDnMatDescr_t B, spxConstSpMatDescr_t C,
+                                     spxDataType_t compute_type, spxSDDMMAlg_t alg,
+                                     spxPlan_t* plan);
+/**
+ * Runs SDDMM on the handle's stream, asynchronously, writing C's values array in place
+ * (C's structure must be the one analyzed). Scalars and workspace as for spxSpMM.
+ */
+SPX_API spxStatus_t spxSDDMM(spxHandle_t handle, const struct spxPlan* plan, const void* alpha,
+                             spxConstDnMatDescr_t A, spxConstDnMatDescr_t B, const void* beta,
+                             spxSpMatDescr_t C, void* workspace);
+
+#ifdef __cplusplus
+}
+#endif
+
+#include "spx/spx_host.h"
+
+#endif /* SPX_H */

@@ -1,0 +1,114 @@
+/**
+ * @file spx_types.h
+ * @brief Types, enums and opaque handles of libspx. Included by spx.h; do not include alone.
+ *
+ * Every enum value is explicit and values are only ever appended, so a program built
+ * against an older header keeps working with a newer libspx.so of the same SONAME.
+ */
+#ifndef SPX_TYPES_H
+#define SPX_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "spx/spx_export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Status returned by every libspx call. */
+typedef enum spxStatus {
+  SPX_STATUS_SUCCESS = 0,          /**< The call did its work. */
+  SPX_STATUS_NOT_INITIALIZED = 1,  /**< No CUDA device, or no usable driver. */
+  SPX_STATUS_ALLOC_FAILED = 2,     /**< A host or device allocation failed. */
+  SPX_STATUS_INVALID_VALUE = 3,    /**< An argument was wrong; spxGetLastErrorMessage says which. */
+  SPX_STATUS_ARCH_MISMATCH = 4,    /**< The device is older than sm_80. */
+  SPX_STATUS_EXECUTION_FAILED = 5, /**< A kernel launch or CUDA call failed. */
+  SPX_STATUS_INTERNAL_ERROR = 6,   /**< A bug in libspx: please report it with the message. */
+  SPX_STATUS_NOT_SUPPORTED = 7,    /**< Valid input this version (or the forced algorithm) cannot take. */
+  SPX_STATUS_IO_ERROR = 8          /**< A file could not be read or parsed (host tools). */
+} spxStatus_t;
+
+/** Element types. 4-bit types pack two elements per byte, the lower index in the low nibble. */
+typedef enum spxDataType {
+  SPX_R_32F = 0,  /**< IEEE float. */
+  SPX_R_16F = 1,  /**< IEEE half. */
+  SPX_R_16BF = 2, /**< bfloat16. */
+  SPX_R_8I = 3,   /**< signed 8-bit integer. */
+  SPX_R_4I = 4,   /**< signed 4-bit integer, packed two per byte. */
+  SPX_R_16I = 5,  /**< signed 16-bit integer (emulated on tensor cores). */
+  SPX_R_32I = 6,  /**< signed 32-bit integer: accumulator and output type only. */
+  SPX_R_8U = 7,   /**< unsigned 8-bit integer. */
+  SPX_R_4U = 8    /**< unsigned 4-bit integer, packed two per byte. */
+} spxDataType_t;
+
+/** Storage order of a dense matrix. */
+typedef enum spxOrder {
+  SPX_ORDER_ROW = 0, /**< element (r, c) at r * ld + c. */
+  SPX_ORDER_COL = 1  /**< element (r, c) at r + c * ld. */
+} spxOrder_t;
+
+/** Sparse storage formats a user can hand in. */
+typedef enum spxFormat {
+  SPX_FORMAT_CSR = 0,  /**< compressed sparse rows. */
+  SPX_FORMAT_BCRS = 1, /**< vector-sparse: V x 1 column vectors in CSR of vector-rows. */
+  SPX_FORMAT_NM = 2,   /**< vector-wise N:M: the same N of every M columns for a group of L rows. */
+  SPX_FORMAT_ELL = 3   /**< uniform sparsity: ell_width slots per row, column-major. */
+} spxFormat_t;
+
+/** Where alpha and beta live. */
+typedef enum spxPointerMode {
+  SPX_POINTER_MODE_HOST = 0,  /**< alpha/beta are host pointers, read before the call returns. */
+  SPX_POINTER_MODE_DEVICE = 1 /**< alpha/beta are device pointers, read by the kernel. */
+} spxPointerMode_t;
+
+/** Kernel family. DEFAULT lets the plan choose; the others force a family. */
+typedef enum spxSpMMAlg {
+  SPX_SPMM_ALG_DEFAULT = 0,      /**< pick from format, types and shape. */
+  SPX_SPMM_ALG_NM = 1,           /**< vector-wise N:M on CUDA cores (NM-SpMM). */
+  SPX_SPMM_ALG_ELL = 2,          /**< uniform sparsity (USpMM). */
+  SPX_SPMM_ALG_SRBCRS = 3,       /**< quantized SR-BCRS on tensor cores (Magicube). */
+  SPX_SPMM_ALG_SPTC_REORDER = 4, /**< reorder to 2:4 for sparse tensor cores (Jigsaw). */
+  SPX_SPMM_ALG_FALLBACK = 5      /**< the generic correct kernel (reported by plan info; may be forced). */
+} spxSpMMAlg_t;
+
+/** Same families for SDDMM. */
+typedef spxSpMMAlg_t spxSDDMMAlg_t;
+
+/** Opaque library context: device, stream, pointer mode. Used by one thread at a time. */
+typedef struct spxContext* spxHandle_t;
+/** Opaque sparse matrix descriptor. Wraps caller-owned device arrays; never copies or frees them. */
+typedef struct spxSpMatDescr* spxSpMatDescr_t;
+/** Read-only view of a sparse descriptor. */
+typedef const struct spxSpMatDescr* spxConstSpMatDescr_t;
+/** Opaque dense matrix descriptor. Wraps a caller-owned device pointer. */
+typedef struct spxDnMatDescr* spxDnMatDescr_t;
+/** Read-only view of a dense descriptor. */
+typedef const struct spxDnMatDescr* spxConstDnMatDescr_t;
+/** Opaque plan: everything analyze computed, including a kernel-ready device copy of A. */
+typedef struct spxPlan* spxPlan_t;
+
+/** What a plan chose and what it holds (filled by spxPlanGetInfo; plain host struct). */
+typedef struct spxPlanInfo {
+  spxSpMMAlg_t family;     /**< the family whose kernel runs (SPX_SPMM_ALG_FALLBACK for the generic one). */
+  char kernel[64];         /**< kernel name, e.g. "fallback_csr_spmm". */
+  char config[192];        /**< tile configuration and options, human-readable. */
+  size_t workspace_bytes;  /**< what spxPlanGetWorkspaceSize returns. */
+  size_t metadata_bytes;   /**< device bytes of indices / row pointers / metadata held by the plan. */
+  size_t values_bytes;     /**< device bytes of (re-laid-out) values held by the plan. */
+  double analyze_ms;       /**< host wall time spent in analyze. */
+  int64_t nnz;             /**< stored nonzeros of the user's matrix (explicit zeros included). */
+  int64_t padded_nnz;      /**< value slots in the plan's layout, padding included. */
+  int64_t columns_skipped; /**< SpTC reorder: all-zero columns skipped (0 elsewhere). */
+  int64_t reorder_retries; /**< SpTC reorder: retries of the 2:4 grouping (0 elsewhere). */
+  int32_t split_k;         /**< split of the reduction dimension (1 = none). */
+  int32_t packing;         /**< NM: 1 when the dense operand is packed through col_info. */
+  int64_t reserved[8];     /**< zero; room for later fields without changing the size. */
+} spxPlanInfo_t;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPX_TYPES_H */

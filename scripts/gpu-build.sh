@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Builds libspx, its tests, examples and spx-bench for the GPU machine on a machine without a
+# GPU, and gathers what the GPU run needs into gpu-artifacts/ (kept under the 64 MiB a device
+# call may carry). Then, on the GPU machine: scripts/gpu-run.sh [--sanitize] [--bench ARGS].
+# Options: --archs "80;90" (default 90), --with-data (also copy the DLMC archives).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/usr/local/cuda/bin:$PATH"
+archs=90
+with_data=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --archs) archs=$2; shift 2 ;;
+    --with-data) with_data=1; shift ;;
+    *) echo "usage: $0 [--archs LIST] [--with-data]" >&2; exit 2 ;;
+  esac
+done
+build=build-gpu
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$archs" \
+  -DSPX_BUILD_TESTS=ON -DSPX_BUILD_EXAMPLES=ON -DSPX_BUILD_BENCH=ON >/dev/null
+cmake --build "$build" -j "$(nproc)"
+
+out=gpu-artifacts
+rm -rf "$out"
+mkdir -p "$out/lib" "$out/bin/gpu" "$out/bin/cpu"
+cp -a "$build"/src/libspx.so* "$out/lib/"
+for t in "$build"/tests/gpu/test_*; do [ -x "$t" ] && [ -f "$t" ] && cp "$t" "$out/bin/gpu/"; done
+for t in "$build"/tests/cpu/test_*; do [ -x "$t" ] && [ -f "$t" ] && cp "$t" "$out/bin/cpu/"; done
+cp "$build/examples/quickstart" "$out/bin/"
+cp "$build/bench/spx-bench" "$out/bin/"
+strip --strip-unneeded "$out"/bin/*/* "$out"/bin/quickstart "$out"/bin/spx-bench 2>/dev/null || true
+if [ $with_data = 1 ]; then
+  mkdir -p "$out/data"
+  cp ../shared/data/*.tar.xz "$out/data/" 2>/dev/null || cp shared/data/*.tar.xz "$out/data/"
+fi
+git rev-parse --short HEAD > "$out/COMMIT" 2>/dev/null || echo unknown > "$out/COMMIT"
+du -sh "$out"
+echo "carry gpu-artifacts and run: scripts/gpu-run.sh"

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# On the GPU machine: runs every GPU test binary (and the CPU ones), the quickstart and
+# `spx-bench all --quick` from gpu-artifacts/ (made by scripts/gpu-build.sh), then prints a
+# summary. --sanitize also runs each GPU test under compute-sanitizer memcheck and racecheck.
+# --bench "ARGS" runs `spx-bench ARGS` instead of `all --quick` (e.g. --bench "nm --csv $OUT/nm.csv").
+# Logs go to $OUT (or ./gpu-logs) when set.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+art=gpu-artifacts
+logs=${OUT:-gpu-logs}
+mkdir -p "$logs"
+sanitize=0
+bench_args="all --quick"
+while [ $# -gt 0 ]; do
+  case $1 in
+    --sanitize) sanitize=1; shift ;;
+    --bench) bench_args=$2; shift 2 ;;
+    --no-bench) bench_args=""; shift ;;
+    *) echo "usage: $0 [--sanitize] [--bench ARGS | --no-bench]" >&2; exit 2 ;;
+  esac
+done
+export LD_LIBRARY_PATH="$PWD/$art/lib:${LD_LIBRARY_PATH:-}"
+if [ -d "$art/data" ] && [ ! -d dlmc ]; then
+  for f in "$art"/data/*.tar.xz; do tar -xJf "$f" -C . ; done
+fi
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+echo "artifacts of commit $(cat $art/COMMIT 2>/dev/null)"
+
+summary=()
+failed=0
+run() {  # run NAME CMD...: runs, logs, records pass/fail
+  local name=$1; shift
+  local log="$logs/$name.log"
+  local start=$SECONDS
+  "$@" >"$log" 2>&1
+  local rc=$?
+  local tail_line
+  tail_line=$(grep -E "All tests passed|test cases|passed|FAILED|ERROR SUMMARY" "$log" | tail -n 1)
+  if [ $rc -eq 0 ]; then
+    summary+=("PASS  $name ($((SECONDS - start)) s) $tail_line")
+  else
+    summary+=("FAIL  $name (rc $rc) $tail_line")
+    failed=1
+    tail -n 40 "$log"
+  fi
+}
+
+for t in "$art"/bin/cpu/test_*; do run "cpu-$(basename "$t")" "$t"; done
+for t in "$art"/bin/gpu/test_*; do run "gpu-$(basename "$t")" "$t"; done
+run quickstart "$art/bin/quickstart"
+if [ $sanitize = 1 ]; then
+  for t in "$art"/bin/gpu/test_*; do
+    run "memcheck-$(basename "$t")" compute-sanitizer --tool memcheck --error-exitcode 1 "$t"
+    run "racecheck-$(basename "$t")" compute-sanitizer --tool racecheck --error-exitcode 1 "$t"
+  done
+fi
+if [ -n "$bench_args" ]; then
+  # shellcheck disable=SC2086
+  run bench "$art/bin/spx-bench" $bench_args
+  cat "$logs/bench.log"
+fi
+
+echo "==================== summary"
+printf '%s\n' "${summary[@]}"
+exit $failed

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what building and testing libspx needs and is missing (Debian): cmake, a C/C++
+# compiler, pkg-config, Catch2 (Debian's catch2 package). The CUDA toolkit (nvcc 12.x/13.x)
+# must already be installed; this script says so if it is not.
+set -euo pipefail
+need=()
+command -v cmake >/dev/null || need+=(cmake)
+command -v g++ >/dev/null || need+=(g++)
+command -v pkg-config >/dev/null || need+=(pkg-config)
+[ -f /usr/lib/cmake/Catch2/Catch2Config.cmake ] || [ -f /usr/share/cmake/Catch2/Catch2Config.cmake ] \
+  || [ -d /usr/include/catch2 ] || need+=(catch2)
+if [ ${#need[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo=sudo
+  echo "installing: ${need[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+if ! command -v nvcc >/dev/null; then
+  if [ -x /usr/local/cuda/bin/nvcc ]; then
+    echo "nvcc is at /usr/local/cuda/bin: add it to PATH (export PATH=/usr/local/cuda/bin:\$PATH)"
+  else
+    echo "error: the CUDA toolkit (nvcc) is required to build libspx; install CUDA 12 or 13" >&2
+  fi
+  exit 1
+fi

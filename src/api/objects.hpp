@@ -1,0 +1,104 @@
+// The structs behind the opaque handles of spx_types.h. Descriptors only wrap caller pointers;
+// the plan owns its device copies (through device::Buffer) and everything analyze decided.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "api/device.hpp"
+#include "spx/spx.h"
+
+struct spxContext {
+  int device = 0;
+  cudaStream_t stream = nullptr;
+  spxPointerMode_t pointer_mode = SPX_POINTER_MODE_HOST;
+  int sm_count = 0;
+  int cc_major = 0, cc_minor = 0;
+  size_t smem_per_block_optin = 0;  ///< bytes a block may opt in to (for the family kernels)
+};
+
+struct spxDnMatDescr {
+  int64_t rows = 0, cols = 0, ld = 0;
+  void* values = nullptr;
+  spxDataType_t type = SPX_R_32F;
+  spxOrder_t order = SPX_ORDER_ROW;
+};
+
+/// One struct for the four formats; which fields mean what is per `format` (see spxCreate*).
+struct spxSpMatDescr {
+  spxFormat_t format = SPX_FORMAT_CSR;
+  spxDataType_t type = SPX_R_32F;
+  int64_t rows = 0, cols = 0;
+  int64_t nnz = 0;          ///< CSR nnz; BCRS number of vectors (not times V)
+  int64_t vec_len = 1;      ///< BCRS V
+  int64_t n = 0, m = 0, l = 0;  ///< NM
+  int64_t ell_width = 0;    ///< ELL
+  void* ptr = nullptr;      ///< CSR row_ptr / BCRS block_row_ptr
+  void* idx = nullptr;      ///< CSR col_ind / BCRS block_col / NM indices / ELL col_ind
+  void* values = nullptr;
+
+  /// Number of value slots in `values` (CSR nnz, BCRS nb*V, NM rows*kc, ELL rows*ell_width).
+  int64_t value_slots() const;
+  /// Number of int32 entries in `idx`.
+  int64_t index_count() const;
+  /// Number of int32 entries in `ptr` (0 when the format has none).
+  int64_t pointer_count() const;
+};
+
+namespace spx {
+
+enum class Operation { SpMM = 0, SDDMM = 1 };
+
+/// Shape and types of a dense operand as analyzed; execute must see the same.
+struct DenseSignature {
+  int64_t rows = 0, cols = 0;
+  spxDataType_t type = SPX_R_32F;
+  spxOrder_t order = SPX_ORDER_ROW;
+
+  static DenseSignature of(const spxDnMatDescr& d) { return {d.rows, d.cols, d.type, d.order}; }
+  bool operator==(const DenseSignature& o) const {
+    return rows == o.rows && cols == o.cols && type == o.type && order == o.order;
+  }
+};
+
+/// Structure identity of a sparse operand as analyzed (pointers excluded: data may move).
+struct SparseSignature {
+  spxFormat_t format = SPX_FORMAT_CSR;
+  spxDataType_t type = SPX_R_32F;
+  int64_t rows = 0, cols = 0, nnz = 0, vec_len = 1, n = 0, m = 0, l = 0, ell_width = 0;
+
+  static SparseSignature of(const spxSpMatDescr& s) {
+    return {s.format, s.type, s.rows, s.cols, s.nnz, s.vec_len, s.n, s.m, s.l, s.ell_width};
+  }
+  bool operator==(const SparseSignature& o) const {
+    return format == o.format && type == o.type && rows == o.rows && cols == o.cols &&
+           nnz == o.nnz && vec_len == o.vec_len && n == o.n && m == o.m && l == o.l &&
+           ell_width == o.ell_width;
+  }
+};
+
+/// Device data of the generic fallback: A (or C's pattern for SDDMM) as CSR, with `slot`
+/// mapping each CSR entry to its position in the user's values array (for value updates and
+/// SDDMM writes). Values are widened to fp32 (float inputs) or int32 (integer inputs) so the
+/// kernel reads one type: exact for every input type.
+struct FallbackData {
+  device::Buffer row_ptr;    ///< int32[rows + 1]
+  device::Buffer col_ind;    ///< int32[nnz]
+  device::Buffer entry_row;  ///< int32[nnz], SDDMM only: the row of each entry
+  device::Buffer slot;       ///< int64[nnz]
+  device::Buffer values;     ///< float or int32 [nnz], SpMM only
+  int64_t nnz = 0;
+};
+
+}  // namespace spx
+
+struct spxPlan {
+  spx::Operation op = spx::Operation::SpMM;
+  int device = 0;
+  spxDataType_t compute_type = SPX_R_32F;
+  spx::SparseSignature sparse;           ///< A for SpMM, C for SDDMM
+  spx::DenseSignature dense_in, dense_out;  ///< SpMM: B, C.  SDDMM: A, B
+  spxPlanInfo_t info{};
+  spx::FallbackData fallback;
+};

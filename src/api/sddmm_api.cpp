@@ -1,0 +1,43 @@
+// SDDMM entry points: C = alpha * (A * B) .* spy(C) + beta * C.
+#include "api/objects.hpp"
+#include "api/plan.hpp"
+#include "api/validate.hpp"
+
+extern "C" {
+
+spxStatus_t spxSDDMM_analyze(spxHandle_t handle, spxConstDnMatDescr_t A, spxConstDnMatDescr_t B,
+                             spxConstSpMatDescr_t C, spxDataType_t compute_type,
+                             spxSDDMMAlg_t alg, spxPlan_t* plan) {
+  return spx::guard("spxSDDMM_analyze", [&] {
+    spx::validate::handle(handle);
+    spx::validate::not_null(A, "A");
+    spx::validate::not_null(B, "B");
+    spx::validate::not_null(C, "C");
+    spx::validate::not_null(plan, "plan (output pointer)");
+    *plan = nullptr;
+    spx::validate::sddmm_shapes(*A, *B, *C);
+    spx::validate::product_types(A->type, B->type, C->type, compute_type);
+    spx::validate::algorithm(alg);
+    spx::device::DeviceGuard on_device(handle->device);
+    *plan = spx::plan::analyze_sddmm(*handle, *A, *B, *C, compute_type).release();
+  });
+}
+
+spxStatus_t spxSDDMM(spxHandle_t handle, const struct spxPlan* plan, const void* alpha,
+                     spxConstDnMatDescr_t A, spxConstDnMatDescr_t B, const void* beta,
+                     spxSpMatDescr_t C, void* workspace) {
+  return spx::guard("spxSDDMM", [&] {
+    spx::validate::handle(handle);
+    spx::validate::not_null(plan, "plan");
+    spx::validate::execution(*handle, *plan, alpha, beta, workspace);
+    spx::validate::not_null(A, "A");
+    spx::validate::not_null(B, "B");
+    spx::validate::not_null(C, "C");
+    spx::validate::matches_plan(*plan, spx::Operation::SDDMM, *C, *A, *B);
+    SPX_CHECK_ARG(C->value_slots() == 0 || C->values != nullptr, "C's values are NULL");
+    spx::device::DeviceGuard on_device(handle->device);
+    spx::plan::execute_sddmm(*handle, *plan, alpha, *A, *B, beta, *C);
+  });
+}
+
+}  // extern "C"

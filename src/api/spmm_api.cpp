@@ -1,0 +1,91 @@
+// SpMM entry points and the plan calls shared with SDDMM (workspace, info, update, destroy).
+#include <cuda_runtime_api.h>
+
+#include "api/objects.hpp"
+#include "api/plan.hpp"
+#include "api/validate.hpp"
+
+namespace {
+
+void check_plan(const spxPlan* plan) { spx::validate::not_null(plan, "plan"); }
+
+}  // namespace
+
+extern "C" {
+
+spxStatus_t spxSpMM_analyze(spxHandle_t handle, spxConstSpMatDescr_t A, spxConstDnMatDescr_t B,
+                            spxConstDnMatDescr_t C, spxDataType_t compute_type, spxSpMMAlg_t alg,
+                            spxPlan_t* plan) {
+  return spx::guard("spxSpMM_analyze", [&] {
+    spx::validate::handle(handle);
+    spx::validate::not_null(A, "A");
+    spx::validate::not_null(B, "B");
+    spx::validate::not_null(C, "C");
+    spx::validate::not_null(plan, "plan (output pointer)");
+    *plan = nullptr;
+    spx::validate::spmm_shapes(*A, *B, *C);
+    spx::validate::product_types(A->type, B->type, C->type, compute_type);
+    spx::validate::algorithm(alg);
+    spx::device::DeviceGuard on_device(handle->device);
+    *plan = spx::plan::analyze_spmm(*handle, *A, *B, *C, compute_type).release();
+  });
+}
+
+spxStatus_t spxPlanGetWorkspaceSize(const struct spxPlan* plan, size_t* bytes) {
+  return spx::guard("spxPlanGetWorkspaceSize", [&] {
+    check_plan(plan);
+    spx::validate::not_null(bytes, "bytes (output pointer)");
+    *bytes = plan->info.workspace_bytes;
+  });
+}
+
+spxStatus_t spxSpMM(spxHandle_t handle, const struct spxPlan* plan, const void* alpha,
+                    spxConstSpMatDescr_t A, spxConstDnMatDescr_t B, const void* beta,
+                    spxDnMatDescr_t C, void* workspace) {
+  return spx::guard("spxSpMM", [&] {
+    spx::validate::handle(handle);
+    check_plan(plan);
+    spx::validate::execution(*handle, *plan, alpha, beta, workspace);
+    spx::validate::not_null(A, "A");
+    spx::validate::not_null(B, "B");
+    spx::validate::not_null(C, "C");
+    spx::validate::matches_plan(*plan, spx::Operation::SpMM, *A, *B, *C);
+    if (C->rows == 0 || C->cols == 0) return;
+    spx::device::DeviceGuard on_device(handle->device);
+    spx::plan::execute_spmm(*handle, *plan, alpha, *B, beta, *C);
+  });
+}
+
+spxStatus_t spxPlanUpdateValues(spxHandle_t handle, spxPlan_t plan, spxConstSpMatDescr_t A) {
+  return spx::guard("spxPlanUpdateValues", [&] {
+    spx::validate::handle(handle);
+    check_plan(plan);
+    spx::validate::not_null(A, "A");
+    SPX_CHECK_ARG(plan->op == spx::Operation::SpMM,
+                  "an SDDMM plan keeps no copy of values: there is nothing to update");
+    SPX_CHECK_ARG(spx::SparseSignature::of(*A) == plan->sparse,
+                  "A differs in format, shape, nnz or type from the matrix the plan was analyzed for");
+    spx::device::DeviceGuard on_device(handle->device);
+    spx::plan::update_values(*handle, *plan, *A);
+  });
+}
+
+spxStatus_t spxPlanGetInfo(const struct spxPlan* plan, spxPlanInfo_t* info) {
+  return spx::guard("spxPlanGetInfo", [&] {
+    check_plan(plan);
+    spx::validate::not_null(info, "info (output pointer)");
+    *info = plan->info;
+  });
+}
+
+spxStatus_t spxPlanDestroy(spxPlan_t plan) {
+  return spx::guard("spxPlanDestroy", [&] {
+    if (plan == nullptr) return;
+    // Kernels queued with this plan may still read its buffers: wait for the device first.
+    spx::device::DeviceGuard on_device(plan->device);
+    cudaDeviceSynchronize();
+    delete plan;
+  });
+}
+
+}  // extern "C"

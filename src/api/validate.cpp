@@ -1,0 +1,209 @@
+#include "api/validate.hpp"
+
+#include <limits>
+
+#include "core/dtype.hpp"
+
+namespace spx::validate {
+namespace {
+
+constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+
+const char* order_name(spxOrder_t o) { return o == SPX_ORDER_ROW ? "row" : "column"; }
+
+void non_negative(int64_t v, const char* what) {
+  SPX_CHECK_ARG(v >= 0, "%s (%lld) must be >= 0", what, static_cast<long long>(v));
+}
+
+/// Sparse value types a user may hand in (32I is accepted too: it is an SDDMM output type).
+void sparse_value_type(spxDataType_t t) { data_type(t, "the sparse value type"); }
+
+}  // namespace
+
+void handle(const spxContext* h) { SPX_CHECK_ARG(h != nullptr, "handle is NULL"); }
+
+void data_type(spxDataType_t t, const char* what) {
+  SPX_CHECK_ARG(dtype::is_valid(t), "%s (%d) is not a valid spxDataType_t", what, static_cast<int>(t));
+}
+
+void order(spxOrder_t o, const char* what) {
+  SPX_CHECK_ARG(o == SPX_ORDER_ROW || o == SPX_ORDER_COL, "%s (%d) is not a valid spxOrder_t",
+                what, static_cast<int>(o));
+}
+
+void not_null(const void* p, const char* what) { SPX_CHECK_ARG(p != nullptr, "%s is NULL", what); }
+
+void dense_create(int64_t rows, int64_t cols, int64_t ld, const void* values, spxDataType_t type,
+                  spxOrder_t ord) {
+  data_type(type, "the dense value type");
+  order(ord, "the dense order");
+  non_negative(rows, "rows");
+  non_negative(cols, "cols");
+  const int64_t row_len = ord == SPX_ORDER_ROW ? cols : rows;
+  const int64_t min_ld = row_len > 1 ? row_len : 1;
+  SPX_CHECK_ARG(ld >= min_ld, "ld (%lld) must be >= %lld for a %lld x %lld %s-major matrix",
+                static_cast<long long>(ld), static_cast<long long>(min_ld),
+                static_cast<long long>(rows), static_cast<long long>(cols), order_name(ord));
+  SPX_CHECK_ARG(dtype::bits(type) != 4 || ld % 2 == 0,
+                "ld (%lld) must be even for a 4-bit type so every %s starts on a byte",
+                static_cast<long long>(ld), ord == SPX_ORDER_ROW ? "row" : "column");
+  SPX_CHECK_ARG(rows == 0 || cols == 0 || values != nullptr,
+                "values is NULL for a non-empty %lld x %lld matrix", static_cast<long long>(rows),
+                static_cast<long long>(cols));
+}
+
+void csr_create(int64_t rows, int64_t cols, int64_t nnz, const void* row_ptr, const void* col_ind,
+                const void* values, spxDataType_t type) {
+  sparse_value_type(type);
+  non_negative(rows, "rows");
+  non_negative(cols, "cols");
+  non_negative(nnz, "nnz");
+  SPX_CHECK_ARG(rows <= kInt32Max - 1 && nnz <= kInt32Max,
+                "rows (%lld) and nnz (%lld) must fit the int32 row pointers",
+                static_cast<long long>(rows), static_cast<long long>(nnz));
+  SPX_CHECK_ARG(rows == 0 || row_ptr != nullptr, "row_ptr is NULL");
+  SPX_CHECK_ARG(nnz == 0 || col_ind != nullptr, "col_ind is NULL while nnz is %lld",
+                static_cast<long long>(nnz));
+  SPX_CHECK_ARG(nnz == 0 || values != nullptr, "values is NULL while nnz is %lld",
+                static_cast<long long>(nnz));
+}
+
+void bcrs_create(int64_t rows, int64_t cols, int64_t vec_len, int64_t num_vectors,
+                 const void* block_row_ptr, const void* block_col, const void* values,
+                 spxDataType_t type) {
+  sparse_value_type(type);
+  non_negative(rows, "rows");
+  non_negative(cols, "cols");
+  SPX_CHECK_ARG(vec_len >= 1, "vec_len (%lld) must be >= 1", static_cast<long long>(vec_len));
+  SPX_CHECK_ARG(rows % vec_len == 0, "rows (%lld) must be a multiple of vec_len (%lld)",
+                static_cast<long long>(rows), static_cast<long long>(vec_len));
+  non_negative(num_vectors, "num_vectors");
+  SPX_CHECK_ARG(num_vectors <= kInt32Max && num_vectors <= INT64_MAX / vec_len,
+                "num_vectors (%lld) must fit the int32 block row pointers",
+                static_cast<long long>(num_vectors));
+  SPX_CHECK_ARG(rows == 0 || block_row_ptr != nullptr, "block_row_ptr is NULL");
+  SPX_CHECK_ARG(num_vectors == 0 || block_col != nullptr, "block_col is NULL while num_vectors is %lld",
+                static_cast<long long>(num_vectors));
+  SPX_CHECK_ARG(num_vectors == 0 || values != nullptr, "values is NULL while num_vectors is %lld",
+                static_cast<long long>(num_vectors));
+}
+
+void nm_create(int64_t rows, int64_t cols, int64_t n, int64_t m, int64_t l, const void* values,
+               const void* indices, spxDataType_t type) {
+  sparse_value_type(type);
+  non_negative(rows, "rows");
+  non_negative(cols, "cols");
+  SPX_CHECK_ARG(m >= 1, "M (%lld) must be >= 1", static_cast<long long>(m));
+  SPX_CHECK_ARG(n >= 1, "N (%lld) must be >= 1", static_cast<long long>(n));
+  SPX_CHECK_ARG(n <= m, "N (%lld) must be <= M (%lld)", static_cast<long long>(n),
+                static_cast<long long>(m));
+  SPX_CHECK_ARG(l >= 1, "L (%lld) must be >= 1", static_cast<long long>(l));
+  SPX_CHECK_ARG(cols % m == 0, "cols (%lld) must be a multiple of M (%lld)",
+                static_cast<long long>(cols), static_cast<long long>(m));
+  SPX_CHECK_ARG(rows % l == 0, "rows (%lld) must be a multiple of L (%lld)",
+                static_cast<long long>(rows), static_cast<long long>(l));
+  const bool empty = rows == 0 || cols == 0;
+  SPX_CHECK_ARG(empty || values != nullptr, "values is NULL for a non-empty N:M matrix");
+  SPX_CHECK_ARG(empty || indices != nullptr, "indices is NULL for a non-empty N:M matrix");
+}
+
+void ell_create(int64_t rows, int64_t cols, int64_t ell_width, const void* col_ind,
+                const void* values, spxDataType_t type) {
+  sparse_value_type(type);
+  non_negative(rows, "rows");
+  non_negative(cols, "cols");
+  non_negative(ell_width, "ell_width");
+  SPX_CHECK_ARG(ell_width <= cols, "ell_width (%lld) must be <= cols (%lld)",
+                static_cast<long long>(ell_width), static_cast<long long>(cols));
+  const bool empty = rows == 0 || ell_width == 0;
+  SPX_CHECK_ARG(empty || col_ind != nullptr, "col_ind is NULL for a non-empty ELL matrix");
+  SPX_CHECK_ARG(empty || values != nullptr, "values is NULL for a non-empty ELL matrix");
+}
+
+void product_types(spxDataType_t a, spxDataType_t b, spxDataType_t c, spxDataType_t compute) {
+  data_type(compute, "compute_type");
+  const bool a_float = dtype::is_float(a), b_float = dtype::is_float(b);
+  SPX_CHECK_ARG(a_float == b_float, "A is %s but B is %s: both must be floating point or both integer",
+                dtype::name(a), dtype::name(b));
+  if (a_float) {
+    SPX_CHECK_ARG(compute == SPX_R_32F, "compute_type must be 32F for floating-point inputs, not %s",
+                  dtype::name(compute));
+    SPX_EXPECTS(a == b, SPX_STATUS_NOT_SUPPORTED,
+                "floating-point A (%s) and B (%s) must have the same type", dtype::name(a),
+                dtype::name(b));
+    SPX_EXPECTS(c == a || c == SPX_R_32F, SPX_STATUS_NOT_SUPPORTED,
+                "the output of %s inputs must be %s or 32F, not %s", dtype::name(a), dtype::name(a),
+                dtype::name(c));
+    return;
+  }
+  SPX_CHECK_ARG(compute == SPX_R_32I, "compute_type must be 32I for integer inputs, not %s",
+                dtype::name(compute));
+  SPX_EXPECTS(a != SPX_R_32I && b != SPX_R_32I, SPX_STATUS_NOT_SUPPORTED,
+              "32I is an output type only; inputs may be 8I, 4I, 16I, 8U or 4U");
+  SPX_EXPECTS(c == SPX_R_32I || c == SPX_R_32F || c == SPX_R_16F, SPX_STATUS_NOT_SUPPORTED,
+              "the output of integer inputs must be 32I, 32F or 16F, not %s", dtype::name(c));
+}
+
+void spmm_shapes(const spxSpMatDescr& A, const spxDnMatDescr& B, const spxDnMatDescr& C) {
+  SPX_CHECK_ARG(A.cols == B.rows, "A has %lld columns but B has %lld rows",
+                static_cast<long long>(A.cols), static_cast<long long>(B.rows));
+  SPX_CHECK_ARG(A.rows == C.rows, "A has %lld rows but C has %lld rows",
+                static_cast<long long>(A.rows), static_cast<long long>(C.rows));
+  SPX_CHECK_ARG(B.cols == C.cols, "B has %lld columns but C has %lld columns",
+                static_cast<long long>(B.cols), static_cast<long long>(C.cols));
+  SPX_CHECK_ARG(dtype::bits(C.type) != 4, "C cannot have a 4-bit type (%s)", dtype::name(C.type));
+}
+
+void sddmm_shapes(const spxDnMatDescr& A, const spxDnMatDescr& B, const spxSpMatDescr& C) {
+  SPX_CHECK_ARG(A.cols == B.rows, "A has %lld columns but B has %lld rows",
+                static_cast<long long>(A.cols), static_cast<long long>(B.rows));
+  SPX_CHECK_ARG(A.rows == C.rows, "A has %lld rows but C has %lld rows",
+                static_cast<long long>(A.rows), static_cast<long long>(C.rows));
+  SPX_CHECK_ARG(B.cols == C.cols, "B has %lld columns but C has %lld columns",
+                static_cast<long long>(B.cols), static_cast<long long>(C.cols));
+  SPX_CHECK_ARG(dtype::bits(C.type) != 4, "the SDDMM output C cannot have a 4-bit type (%s)",
+                dtype::name(C.type));
+}
+
+void algorithm(spxSpMMAlg_t alg) {
+  switch (alg) {
+    case SPX_SPMM_ALG_DEFAULT:
+    case SPX_SPMM_ALG_FALLBACK:
+      return;
+    case SPX_SPMM_ALG_NM:
+    case SPX_SPMM_ALG_ELL:
+    case SPX_SPMM_ALG_SRBCRS:
+    case SPX_SPMM_ALG_SPTC_REORDER:
+      fail(SPX_STATUS_NOT_SUPPORTED,
+           strf("the forced kernel family (%d) is not in this version of libspx; use "
+                "SPX_SPMM_ALG_DEFAULT or SPX_SPMM_ALG_FALLBACK",
+                static_cast<int>(alg)));
+  }
+  fail(SPX_STATUS_INVALID_VALUE, strf("alg (%d) is not a valid spxSpMMAlg_t", static_cast<int>(alg)));
+}
+
+void matches_plan(const spxPlan& plan, Operation op, const spxSpMatDescr& sparse,
+                  const spxDnMatDescr& dense_in, const spxDnMatDescr& dense_out) {
+  const char* op_name = op == Operation::SpMM ? "SpMM" : "SDDMM";
+  SPX_CHECK_ARG(plan.op == op, "the plan was analyzed for %s, not %s",
+                plan.op == Operation::SpMM ? "SpMM" : "SDDMM", op_name);
+  SPX_CHECK_ARG(SparseSignature::of(sparse) == plan.sparse,
+                "the sparse matrix differs in format, shape, nnz or type from the one analyzed");
+  SPX_CHECK_ARG(DenseSignature::of(dense_in) == plan.dense_in,
+                "the first dense operand differs in shape, type or order from the one analyzed");
+  SPX_CHECK_ARG(DenseSignature::of(dense_out) == plan.dense_out,
+                "the second dense operand differs in shape, type or order from the one analyzed");
+}
+
+void execution(const spxContext& h, const spxPlan& plan, const void* alpha, const void* beta,
+               const void* workspace) {
+  not_null(alpha, "alpha");
+  not_null(beta, "beta");
+  SPX_CHECK_ARG(plan.info.workspace_bytes == 0 || workspace != nullptr,
+                "workspace is NULL but the plan needs %zu bytes", plan.info.workspace_bytes);
+  SPX_CHECK_ARG(plan.device == h.device,
+                "the plan was analyzed on device %d but the handle is on device %d", plan.device,
+                h.device);
+}
+
+}  // namespace spx::validate

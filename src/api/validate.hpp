@@ -1,0 +1,50 @@
+// Argument checks shared by the C entry points. Each throws spx::Error with the exact status
+// and a one-sentence message; they read only host-side descriptor fields, never device data,
+// so they run (and are tested) without a GPU. Checks run in a fixed order: handle, descriptor
+// pointers, enums, sizes, shapes, types.
+#pragma once
+
+#include "api/objects.hpp"
+
+namespace spx::validate {
+
+void handle(const spxContext* h);
+void data_type(spxDataType_t t, const char* what);
+void order(spxOrder_t o, const char* what);
+void not_null(const void* p, const char* what);
+
+void dense_create(int64_t rows, int64_t cols, int64_t ld, const void* values, spxDataType_t type,
+                  spxOrder_t order);
+void csr_create(int64_t rows, int64_t cols, int64_t nnz, const void* row_ptr, const void* col_ind,
+                const void* values, spxDataType_t type);
+void bcrs_create(int64_t rows, int64_t cols, int64_t vec_len, int64_t num_vectors,
+                 const void* block_row_ptr, const void* block_col, const void* values,
+                 spxDataType_t type);
+void nm_create(int64_t rows, int64_t cols, int64_t n, int64_t m, int64_t l, const void* values,
+               const void* indices, spxDataType_t type);
+void ell_create(int64_t rows, int64_t cols, int64_t ell_width, const void* col_ind,
+                const void* values, spxDataType_t type);
+
+/// Types of C = A * B (SpMM: a = A's values, b = B, c = C; SDDMM: a = A, b = B, c = C's values).
+/// INVALID_VALUE: a/b from different families or compute_type not 32F (float) / 32I (integer).
+/// NOT_SUPPORTED: any other combination outside the table in spx.h.
+void product_types(spxDataType_t a, spxDataType_t b, spxDataType_t c, spxDataType_t compute_type);
+
+/// Shapes of SpMM: A m x k, B k x n, C m x n.
+void spmm_shapes(const spxSpMatDescr& A, const spxDnMatDescr& B, const spxDnMatDescr& C);
+/// Shapes of SDDMM: A m x k, B k x n, C (sparse) m x n.
+void sddmm_shapes(const spxDnMatDescr& A, const spxDnMatDescr& B, const spxSpMatDescr& C);
+
+/// The algorithm enum value, and whether the forced family exists in this build.
+void algorithm(spxSpMMAlg_t alg);
+
+/// Execute-time: the operands match what the plan was analyzed for.
+void matches_plan(const spxPlan& plan, Operation op, const spxSpMatDescr& sparse,
+                  const spxDnMatDescr& dense_in, const spxDnMatDescr& dense_out);
+
+/// Execute-time checks shared by spxSpMM and spxSDDMM: scalars present, workspace large enough
+/// to exist, plan and handle on the same device.
+void execution(const spxContext& h, const spxPlan& plan, const void* alpha, const void* beta,
+               const void* workspace);
+
+}  // namespace spx::validate

@@ -1,0 +1,36 @@
+// Element-wise comparison of a downloaded GPU result with the CPU reference (spx::ref::Expected,
+// spx::ref::tolerance; exact for 32I outputs), and checks that nothing outside the logical
+// output changed (ld padding, ELL padded slots).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "host_builders.hpp"
+
+namespace spx::test {
+
+struct CheckResult {
+  bool ok = true;
+  int64_t mismatches = 0;  ///< logical elements outside tolerance (poison / NaN included)
+  int64_t clobbered = 0;   ///< elements outside the logical output that changed
+  std::string report;      ///< the first mismatches, with indices; empty when ok
+};
+
+/// got: C downloaded after the run; before: C as uploaded (its ld padding holds the guard);
+/// e: reference for the logical m x n elements (row-major index r * n + c).
+CheckResult check_dense_output(const HostDense& got, const HostDense& before,
+                               const ref::Expected& e);
+
+/// SDDMM: got / before: C's values array after / before the run; e: one entry per value slot.
+/// Slots with checked == 0 (ELL padding) must be byte-identical to before.
+CheckResult check_sparse_output(const HostSparse& got, const HostSparse& before,
+                                const ref::Expected& e);
+
+/// The bytes of two outputs are identical (a rejected call left C untouched).
+bool same_bytes(const HostDense& a, const HostDense& b);
+
+/// Largest |value| of the expectation over checked elements (to assert a test is not vacuous).
+double max_abs_expected(const ref::Expected& e);
+
+}  // namespace spx::test

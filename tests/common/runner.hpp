@@ -1,0 +1,118 @@
+// Runs one SpMM / SDDMM problem on the GPU under several algorithms and checks each result
+// against the CPU reference; and the parameter grids the GPU suites walk.
+// Failures are reported through Catch2 (FAIL_CHECK with the full case description), so a grid
+// keeps going after a failed case and the log names every failing configuration.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "compare.hpp"
+#include "device.hpp"
+
+namespace spx::test {
+
+// ---------------------------------------------------------------- problems
+
+struct SpmmProblem {
+  HostSparse A;  ///< m x k
+  HostDense B;   ///< k x n
+  HostDense C;   ///< m x n: old values (read when beta != 0)
+  spxDataType_t compute = SPX_R_32F;
+  ref::Scalars s;
+  std::string what;  ///< description printed with every failure
+};
+
+struct SddmmProblem {
+  HostDense A;   ///< m x k
+  HostDense B;   ///< k x n
+  HostSparse C;  ///< m x n pattern with old values
+  spxDataType_t compute = SPX_R_32F;
+  ref::Scalars s;
+  std::string what;
+};
+
+/// What happened to the runs of one problem, and over a whole grid.
+struct RunStats {
+  std::array<int64_t, 6> ran{};            ///< per alg: runs that analyzed and executed
+  std::array<int64_t, 6> not_supported{};  ///< per alg: analyze said NOT_SUPPORTED
+  std::map<std::string, int64_t> kernels;  ///< kernel name (plan info) -> runs
+  int64_t failed = 0;                      ///< runs with any failed check
+  int64_t problems = 0;
+  std::string summary() const;
+};
+
+/// Families worth forcing for an input, besides DEFAULT and FALLBACK (which always run):
+/// NM for NM floats, ELL for ELL / CSR floats, SPTC_REORDER for CSR / BCRS 16F / 16BF,
+/// SRBCRS for CSR / BCRS integers. A forced family may answer NOT_SUPPORTED (counted, not a
+/// failure); when it runs, plan info must report that family and the result must be right.
+std::vector<spxSpMMAlg_t> candidate_algs(spxFormat_t format, spxDataType_t a_type);
+
+/// Uploads the problem once, then for every alg: C (poisoned with NaN when beta == 0, guard in
+/// its ld padding and after its end) -> analyze -> execute -> compare with `expected`
+/// (ref::spmm of the clean problem) -> check guards. Returns the number of failed runs.
+int run_spmm(spxHandle_t h, const SpmmProblem& p, const ref::Expected& expected,
+             const std::vector<spxSpMMAlg_t>& algs, RunStats& stats);
+/// The same for SDDMM (C's values poisoned when beta == 0; ELL padded slots guarded).
+int run_sddmm(spxHandle_t h, const SddmmProblem& p, const ref::Expected& expected,
+              const std::vector<spxSpMMAlg_t>& algs, RunStats& stats);
+
+/// ref::spmm / ref::sddmm of the problem, then run_spmm / run_sddmm with candidate_algs.
+int check_spmm(spxHandle_t h, const SpmmProblem& p, RunStats& stats);
+int check_sddmm(spxHandle_t h, const SddmmProblem& p, RunStats& stats);
+
+// ---------------------------------------------------------------- grids
+
+struct Shape {
+  int64_t m, k, n;
+};
+/// Odd and tail sizes: 1, 7, 33, 96, 130 in every position, plus one multi-tile shape.
+const std::vector<Shape>& grid_shapes();
+
+struct AlphaBeta {
+  double alpha, beta;
+};
+/// (1, 0), (0.5, -2), (-1.5, 1) for float outputs; (1, 0), (2, -2), (-1, 1) for 32I outputs.
+const std::vector<AlphaBeta>& alpha_betas(spxDataType_t out_type);
+
+/// One point of a grid: shape, orders of the two dense operands, scalars, ld padding.
+struct Variant {
+  Shape shape;
+  spxOrder_t order1, order2;  ///< SpMM: B, C; SDDMM: A, B
+  AlphaBeta ab;
+  int64_t ld_pad;
+};
+/// `count` distinct variants out of shapes x 2 x 2 orders (all of them when count >= 44),
+/// spread by `salt` so different callers cover different points; scalars and ld padding rotate.
+/// count is scaled by the environment variable SPX_TEST_GRID_SCALE (default 1).
+std::vector<Variant> grid_variants(int count, uint64_t salt, spxDataType_t out_type);
+
+/// The variants x formats x types grid of SpMM for one type combination and one format.
+/// Shapes are rounded up to what the format needs (rows % V, rows % l, k % m).
+struct SpmmGrid {
+  FormatSpec format;
+  spxDataType_t a_type, b_type, c_type;
+  int variants = 44;
+  uint64_t seed = 1;
+};
+void run_spmm_grid(spxHandle_t h, const SpmmGrid& g, RunStats& stats);
+
+/// The SDDMM grid: C (m x n) in `format`, A m x k, B k x n.
+struct SddmmGrid {
+  FormatSpec format;
+  spxDataType_t a_type, b_type, c_type;
+  int variants = 44;
+  uint64_t seed = 1;
+};
+void run_sddmm_grid(spxHandle_t h, const SddmmGrid& g, RunStats& stats);
+
+/// The compute type the header asks for: 32F for float inputs, 32I for integer inputs.
+spxDataType_t compute_type_for(spxDataType_t a_type);
+
+/// Stop a grid after this many failed runs (keeps a systematic bug's log readable).
+constexpr int64_t kMaxFailuresPerTest = 25;
+
+}  // namespace spx::test
