@@ -38,27 +38,32 @@ static std::string where(const char* call, const char* file, int line) {
   return strf("%s (%s:%d)", call, file, line);
 }
 
+/// "cusparseSpMM_bufferSize(h, ...)" -> "cusparseSpMM_bufferSize": refusals are printed as notes
+/// on every sweep, where the function name says enough.
+static std::string function_of(const char* call) {
+  std::string s = call;
+  return s.substr(0, s.find('('));
+}
+
 void throw_cuda(cudaError_t err, const char* call, const char* file, int line) {
   throw Error(strf("CUDA error %s: %s in %s", cudaGetErrorName(err), cudaGetErrorString(err),
                    where(call, file, line).c_str()));
 }
 
 void throw_cublas(cublasStatus_t st, const char* call, const char* file, int line) {
-  std::string msg = strf("cuBLAS error %s in %s", cublas_status_name(st),
-                         where(call, file, line).c_str());
-  if (st == CUBLAS_STATUS_NOT_SUPPORTED || st == CUBLAS_STATUS_ARCH_MISMATCH) throw Refused(msg);
-  throw Error(msg);
+  if (st == CUBLAS_STATUS_NOT_SUPPORTED || st == CUBLAS_STATUS_ARCH_MISMATCH)
+    throw Refused(strf("%s from %s", cublas_status_name(st), function_of(call).c_str()));
+  throw Error(strf("cuBLAS error %s in %s", cublas_status_name(st), where(call, file, line).c_str()));
 }
 
 void throw_cusparse(cusparseStatus_t st, const char* call, const char* file, int line) {
-  std::string msg = strf("cuSPARSE error %s (%s) in %s", cusparseGetErrorName(st),
-                         cusparseGetErrorString(st), where(call, file, line).c_str());
   // cuSPARSE answers an unsupported type/layout/algorithm combination with NOT_SUPPORTED and
   // sometimes with INVALID_VALUE: both mean "this configuration cannot run", not a bench bug.
   if (st == CUSPARSE_STATUS_NOT_SUPPORTED || st == CUSPARSE_STATUS_INVALID_VALUE ||
       st == CUSPARSE_STATUS_ARCH_MISMATCH)
-    throw Refused(msg);
-  throw Error(msg);
+    throw Refused(strf("%s from %s", cusparseGetErrorName(st), function_of(call).c_str()));
+  throw Error(strf("cuSPARSE error %s (%s) in %s", cusparseGetErrorName(st),
+                   cusparseGetErrorString(st), where(call, file, line).c_str()));
 }
 
 void throw_spx(spxStatus_t st, const char* call, const char* file, int line) {

@@ -1,6 +1,7 @@
 #include "device.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "check.hpp"
 
@@ -88,6 +89,9 @@ void GpuContext::init() {
   cublas_workspace_ = DeviceBuffer(size_t{32} << 20);
   CUBLAS_CHECK(cublasSetWorkspace(cublas_, cublas_workspace_.get(), cublas_workspace_.bytes()));
 
+  // cuSPARSE logs every refused configuration to stderr by itself; the bench already prints one
+  // note per refusal, so keep its logger quiet unless the user asked for it.
+  if (!std::getenv("CUSPARSE_LOG_LEVEL")) CUSPARSE_CHECK(cusparseLoggerSetLevel(0));
   CUSPARSE_CHECK(cusparseCreate(&cusparse_));
   CUSPARSE_CHECK(cusparseSetStream(cusparse_, stream_));
 

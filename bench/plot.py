@@ -88,7 +88,7 @@ def series_by_level(points):
     return levels, [geomean(by[s]) for s in levels]
 
 
-def plot_group(plt, family, op, rows, outdir, prefix):
+def plot_group(plt, ticker, family, op, rows, outdir, prefix):
     title = f"libspx {family} {op}"
     dtypes = sorted({r["dtype"] for r in rows})
     baselines = sorted({r["baseline"] for r in rows})
@@ -108,6 +108,7 @@ def plot_group(plt, family, op, rows, outdir, prefix):
                 label=f"vs {b} (geomean {geomean([p[1] for p in pts]):.3g}x)")
     ax.axhline(1.0, color="black", linewidth=0.8, linestyle=":")
     ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}x"))
     ax.set_xlabel("sparsity")
     ax.set_ylabel("speedup (baseline time / libspx time)")
     ax.set_title(f"{title}: speedup ({', '.join(dtypes)})")
@@ -138,6 +139,7 @@ def plot_group(plt, family, op, rows, outdir, prefix):
             ax.annotate(f"{name} {value:g}", xy=(0.01, value), xycoords=("axes fraction", "data"),
                         fontsize=7, color="gray", va="bottom")
     ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
     ax.set_xlabel("sparsity")
     ax.set_ylabel("dense-equivalent TFLOP/s (2mnk / time)")
     ax.set_title(f"{title}: throughput ({', '.join(dtypes)}; ceilings: H200)")
@@ -164,6 +166,7 @@ def main(argv=None):
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib import ticker
     except ImportError:
         sys.exit("plot.py needs matplotlib (pip install matplotlib)")
 
@@ -178,7 +181,7 @@ def main(argv=None):
     for r in rows:
         groups[(r["family"], r["op"])].append(r)
     for (family, op), group in sorted(groups.items()):
-        for path in plot_group(plt, family, op, group, outdir, prefix):
+        for path in plot_group(plt, ticker, family, op, group, outdir, prefix):
             print(path)
 
 

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <memory>
 
 #include "api/device.hpp"
 #include "spx/spx.h"
@@ -47,6 +48,10 @@ struct spxSpMatDescr {
 };
 
 namespace spx {
+namespace dispatch {
+class SpmmKernelPlan;
+class SddmmKernelPlan;
+}  // namespace dispatch
 
 enum class Operation { SpMM = 0, SDDMM = 1 };
 
@@ -78,19 +83,6 @@ struct SparseSignature {
   }
 };
 
-/// Device data of the generic fallback: A (or C's pattern for SDDMM) as CSR, with `slot`
-/// mapping each CSR entry to its position in the user's values array (for value updates and
-/// SDDMM writes). Values are widened to fp32 (float inputs) or int32 (integer inputs) so the
-/// kernel reads one type: exact for every input type.
-struct FallbackData {
-  device::Buffer row_ptr;    ///< int32[rows + 1]
-  device::Buffer col_ind;    ///< int32[nnz]
-  device::Buffer entry_row;  ///< int32[nnz], SDDMM only: the row of each entry
-  device::Buffer slot;       ///< int64[nnz]
-  device::Buffer values;     ///< float or int32 [nnz], SpMM only
-  int64_t nnz = 0;
-};
-
 }  // namespace spx
 
 struct spxPlan {
@@ -99,6 +91,11 @@ struct spxPlan {
   spxDataType_t compute_type = SPX_R_32F;
   spx::SparseSignature sparse;           ///< A for SpMM, C for SDDMM
   spx::DenseSignature dense_in, dense_out;  ///< SpMM: B, C.  SDDMM: A, B
+
+  spxPlan();
+  ~spxPlan();  // defined where the kernel plan types are complete
   spxPlanInfo_t info{};
-  spx::FallbackData fallback;
+  /// The chosen family's kernel-ready data and launcher (exactly one is set, per `op`).
+  std::unique_ptr<spx::dispatch::SpmmKernelPlan> spmm;
+  std::unique_ptr<spx::dispatch::SddmmKernelPlan> sddmm;
 };

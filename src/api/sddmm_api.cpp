@@ -17,9 +17,8 @@ spxStatus_t spxSDDMM_analyze(spxHandle_t handle, spxConstDnMatDescr_t A, spxCons
     *plan = nullptr;
     spx::validate::sddmm_shapes(*A, *B, *C);
     spx::validate::product_types(A->type, B->type, C->type, compute_type);
-    spx::validate::algorithm(alg);
     spx::device::DeviceGuard on_device(handle->device);
-    *plan = spx::plan::analyze_sddmm(*handle, *A, *B, *C, compute_type).release();
+    *plan = spx::plan::analyze_sddmm(*handle, *A, *B, *C, compute_type, alg).release();
   });
 }
 
@@ -36,7 +35,7 @@ spxStatus_t spxSDDMM(spxHandle_t handle, const struct spxPlan* plan, const void*
     spx::validate::matches_plan(*plan, spx::Operation::SDDMM, *C, *A, *B);
     SPX_CHECK_ARG(C->value_slots() == 0 || C->values != nullptr, "C's values are NULL");
     spx::device::DeviceGuard on_device(handle->device);
-    spx::plan::execute_sddmm(*handle, *plan, alpha, *A, *B, beta, *C);
+    spx::plan::execute_sddmm(*handle, *plan, alpha, *A, *B, beta, *C, workspace);
   });
 }
 

@@ -25,9 +25,8 @@ spxStatus_t spxSpMM_analyze(spxHandle_t handle, spxConstSpMatDescr_t A, spxConst
     *plan = nullptr;
     spx::validate::spmm_shapes(*A, *B, *C);
     spx::validate::product_types(A->type, B->type, C->type, compute_type);
-    spx::validate::algorithm(alg);
     spx::device::DeviceGuard on_device(handle->device);
-    *plan = spx::plan::analyze_spmm(*handle, *A, *B, *C, compute_type).release();
+    *plan = spx::plan::analyze_spmm(*handle, *A, *B, *C, compute_type, alg).release();
   });
 }
 
@@ -52,7 +51,7 @@ spxStatus_t spxSpMM(spxHandle_t handle, const struct spxPlan* plan, const void* 
     spx::validate::matches_plan(*plan, spx::Operation::SpMM, *A, *B, *C);
     if (C->rows == 0 || C->cols == 0) return;
     spx::device::DeviceGuard on_device(handle->device);
-    spx::plan::execute_spmm(*handle, *plan, alpha, *B, beta, *C);
+    spx::plan::execute_spmm(*handle, *plan, alpha, *B, beta, *C, workspace);
   });
 }
 

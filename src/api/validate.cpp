@@ -165,23 +165,6 @@ void sddmm_shapes(const spxDnMatDescr& A, const spxDnMatDescr& B, const spxSpMat
                 dtype::name(C.type));
 }
 
-void algorithm(spxSpMMAlg_t alg) {
-  switch (alg) {
-    case SPX_SPMM_ALG_DEFAULT:
-    case SPX_SPMM_ALG_FALLBACK:
-      return;
-    case SPX_SPMM_ALG_NM:
-    case SPX_SPMM_ALG_ELL:
-    case SPX_SPMM_ALG_SRBCRS:
-    case SPX_SPMM_ALG_SPTC_REORDER:
-      fail(SPX_STATUS_NOT_SUPPORTED,
-           strf("the forced kernel family (%d) is not in this version of libspx; use "
-                "SPX_SPMM_ALG_DEFAULT or SPX_SPMM_ALG_FALLBACK",
-                static_cast<int>(alg)));
-  }
-  fail(SPX_STATUS_INVALID_VALUE, strf("alg (%d) is not a valid spxSpMMAlg_t", static_cast<int>(alg)));
-}
-
 void matches_plan(const spxPlan& plan, Operation op, const spxSpMatDescr& sparse,
                   const spxDnMatDescr& dense_in, const spxDnMatDescr& dense_out) {
   const char* op_name = op == Operation::SpMM ? "SpMM" : "SDDMM";

@@ -35,9 +35,6 @@ void spmm_shapes(const spxSpMatDescr& A, const spxDnMatDescr& B, const spxDnMatD
 /// Shapes of SDDMM: A m x k, B k x n, C (sparse) m x n.
 void sddmm_shapes(const spxDnMatDescr& A, const spxDnMatDescr& B, const spxSpMatDescr& C);
 
-/// The algorithm enum value, and whether the forced family exists in this build.
-void algorithm(spxSpMMAlg_t alg);
-
 /// Execute-time: the operands match what the plan was analyzed for.
 void matches_plan(const spxPlan& plan, Operation op, const spxSpMatDescr& sparse,
                   const spxDnMatDescr& dense_in, const spxDnMatDescr& dense_out);

@@ -6,4 +6,5 @@ target_include_directories(test_api_cpu PRIVATE ${PROJECT_SOURCE_DIR}/tests/comm
 # cudart only to ask how many devices there are (to know what spxCreate must answer).
 target_link_libraries(test_api_cpu PRIVATE spx Catch2::Catch2 CUDA::cudart)
 target_compile_features(test_api_cpu PRIVATE cxx_std_17)
+target_compile_options(test_api_cpu PRIVATE $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra>)
 catch_discover_tests(test_api_cpu TEST_PREFIX "test_api_cpu: " PROPERTIES LABELS cpu)

@@ -251,14 +251,21 @@ TEST_CASE("SpMM runs asynchronously on the handle's stream", "[api]") {
   alpha = 100.0f;  // host scalars: must have been read already
   beta = 100.0f;
 
-  // Read C through another stream while the handle's stream is still held.
-  std::vector<uint8_t> during(p.C.data.size());
+  // Read C through another stream (into pinned memory, so the copy is truly asynchronous)
+  // while the handle's stream is still held.
+  void* pinned = nullptr;
+  SPX_CUDA_CHECK(cudaMallocHost(&pinned, p.C.data.size()));
   Stream other;
-  SPX_CUDA_CHECK(cudaMemcpyAsync(during.data(), p.dC.buf.get(), during.size(),
-                                 cudaMemcpyDeviceToHost, other.get()));
-  other.sync();
+  const cudaError_t copy_err = cudaMemcpyAsync(pinned, p.dC.buf.get(), p.C.data.size(),
+                                               cudaMemcpyDeviceToHost, other.get());
+  const cudaError_t sync_err = cudaStreamSynchronize(other.get());
+  const std::vector<uint8_t> during(static_cast<uint8_t*>(pinned),
+                                    static_cast<uint8_t*>(pinned) + p.C.data.size());
+  cudaFreeHost(pinned);
   gate.open = true;
   s.sync();
+  SPX_CUDA_CHECK(copy_err);
+  SPX_CUDA_CHECK(sync_err);
 
   REQUIRE(st == SPX_STATUS_SUCCESS);
   INFO("spxSpMM took " << secs << " s while its stream was held");
@@ -381,7 +388,7 @@ TEST_CASE("spxPlanUpdateValues", "[api]") {
       DeviceBuffer values3(v3.values);
       REQUIRE_SPX(spxSpMatSetValues(p.dA.get(), values3.get()));
       REQUIRE_SPX(spxPlanUpdateValues(h.get(), plan.get(), p.dA.get()));
-      run_and_check(h.get(), plan.get(), p, {0.5, 0}, v3, what + ": values 3 (new pointer)");
+      run_and_check(h.get(), plan.get(), p, {2, 0}, v3, what + ": values 3 (new pointer)");
     }
 }
 
@@ -461,7 +468,8 @@ TEST_CASE("plan info and workspace size", "[api]") {
     for (int64_t r : info.reserved) CHECK(r == 0);
 
     // The plan runs with exactly that workspace.
-    run_and_check(h.get(), plan.get(), p, {0.5, -2}, p.A, what);
+    const ref::Scalars sc = c.out == SPX_R_32I ? ref::Scalars{2, -2} : ref::Scalars{0.5, -2};
+    run_and_check(h.get(), plan.get(), p, sc, p.A, what);
   }
 
   // SDDMM plans report too.

@@ -24,6 +24,12 @@ struct SpmmCsrArgs {
 };
 cudaError_t spmm_csr(const SpmmCsrArgs& args, cudaStream_t stream);
 
+/// Loads the kernels of this file now. With CUDA's lazy module loading, the first launch of a
+/// kernel loads it and may wait for the device: analyze calls these so that execute never does.
+cudaError_t spmm_csr_load();
+cudaError_t sddmm_load();
+cudaError_t gather_widen_load();
+
 /// C.values[slot[e]] = alpha * dot(A[row[e], :], B[:, col[e]]) + beta * C.values[slot[e]].
 struct SddmmArgs {
   int64_t nnz = 0, k = 0;

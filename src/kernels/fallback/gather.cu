@@ -21,6 +21,12 @@ __global__ void gather_int_kernel(GatherArgs a) {
 
 }  // namespace
 
+cudaError_t gather_widen_load() {
+  cudaFuncAttributes attr;
+  cudaError_t err = cudaFuncGetAttributes(&attr, gather_float_kernel);
+  return err != cudaSuccess ? err : cudaFuncGetAttributes(&attr, gather_int_kernel);
+}
+
 cudaError_t gather_widen(const GatherArgs& args, cudaStream_t stream) {
   if (args.count == 0) return cudaSuccess;
   const bool is_float = args.src_type == SPX_R_32F || args.src_type == SPX_R_16F ||

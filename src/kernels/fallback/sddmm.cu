@@ -31,6 +31,11 @@ __global__ void sddmm_kernel(SddmmArgs a) {
 
 }  // namespace
 
+cudaError_t sddmm_load() {
+  cudaFuncAttributes attr;
+  return cudaFuncGetAttributes(&attr, sddmm_kernel);
+}
+
 cudaError_t sddmm(const SddmmArgs& args, cudaStream_t stream) {
   if (args.nnz == 0) return cudaSuccess;
   sddmm_kernel<<<grid_for(args.nnz), kThreads, 0, stream>>>(args);

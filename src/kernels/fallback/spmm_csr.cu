@@ -37,6 +37,11 @@ __global__ void spmm_csr_kernel(SpmmCsrArgs a) {
 
 }  // namespace
 
+cudaError_t spmm_csr_load() {
+  cudaFuncAttributes attr;
+  return cudaFuncGetAttributes(&attr, spmm_csr_kernel);
+}
+
 cudaError_t spmm_csr(const SpmmCsrArgs& args, cudaStream_t stream) {
   const int64_t total = args.m * args.n;
   if (total == 0) return cudaSuccess;

@@ -1,0 +1,81 @@
+#include "dispatch/families.hpp"
+
+#include <vector>
+
+#include "dispatch/fallback.hpp"
+
+namespace spx::dispatch {
+namespace {
+
+/// One row per fast family, in the order SPX_SPMM_ALG_DEFAULT prefers them. `can_implement`
+/// returns an empty Refusal when the family takes the problem.
+struct SpmmFamily {
+  spxSpMMAlg_t id;
+  Refusal (*can_implement)(const SpmmProblem&);
+  std::unique_ptr<SpmmKernelPlan> (*build)(const SpmmProblem&, spxPlanInfo_t&);
+};
+struct SddmmFamily {
+  spxSDDMMAlg_t id;
+  Refusal (*can_implement)(const SddmmProblem&);
+  std::unique_ptr<SddmmKernelPlan> (*build)(const SddmmProblem&, spxPlanInfo_t&);
+};
+
+// The fast families register here as they land (NM, ELL, SR-BCRS, SpTC reorder).
+const std::vector<SpmmFamily>& spmm_families() {
+  static const std::vector<SpmmFamily> table = {};
+  return table;
+}
+const std::vector<SddmmFamily>& sddmm_families() {
+  static const std::vector<SddmmFamily> table = {};
+  return table;
+}
+
+const char* family_name(spxSpMMAlg_t alg) {
+  switch (alg) {
+    case SPX_SPMM_ALG_DEFAULT: return "DEFAULT";
+    case SPX_SPMM_ALG_NM: return "NM";
+    case SPX_SPMM_ALG_ELL: return "ELL";
+    case SPX_SPMM_ALG_SRBCRS: return "SRBCRS";
+    case SPX_SPMM_ALG_SPTC_REORDER: return "SPTC_REORDER";
+    case SPX_SPMM_ALG_FALLBACK: return "FALLBACK";
+  }
+  return "?";
+}
+
+void check_alg(spxSpMMAlg_t alg) {
+  SPX_CHECK_ARG(alg >= SPX_SPMM_ALG_DEFAULT && alg <= SPX_SPMM_ALG_FALLBACK,
+                "alg (%d) is not a valid algorithm value", static_cast<int>(alg));
+}
+
+/// Walks the table: a forced family answers for itself; DEFAULT takes the first that accepts.
+template <class Family, class Problem, class Fallback>
+auto choose(const std::vector<Family>& families, const Problem& p, spxSpMMAlg_t alg, spxPlanInfo_t& info,
+            Fallback&& fallback) {
+  check_alg(alg);
+  for (const Family& f : families) {
+    if (alg != SPX_SPMM_ALG_DEFAULT && alg != f.id) continue;
+    const Refusal why = f.can_implement(p);
+    if (why.empty()) return f.build(p, info);
+    SPX_EXPECTS(alg == SPX_SPMM_ALG_DEFAULT, SPX_STATUS_NOT_SUPPORTED, "the %s family cannot take this input: %s",
+                family_name(f.id), why.c_str());
+  }
+  SPX_EXPECTS(alg == SPX_SPMM_ALG_DEFAULT || alg == SPX_SPMM_ALG_FALLBACK, SPX_STATUS_NOT_SUPPORTED,
+              "the %s kernel family is not in this version of libspx; use SPX_SPMM_ALG_DEFAULT "
+              "or SPX_SPMM_ALG_FALLBACK",
+              family_name(alg));
+  return fallback(p, info);
+}
+
+}  // namespace
+
+std::unique_ptr<SpmmKernelPlan> build_spmm(const SpmmProblem& p, spxSpMMAlg_t alg,
+                                           spxPlanInfo_t& info) {
+  return choose(spmm_families(), p, alg, info, build_fallback_spmm);
+}
+
+std::unique_ptr<SddmmKernelPlan> build_sddmm(const SddmmProblem& p, spxSDDMMAlg_t alg,
+                                             spxPlanInfo_t& info) {
+  return choose(sddmm_families(), p, alg, info, build_fallback_sddmm);
+}
+
+}  // namespace spx::dispatch
