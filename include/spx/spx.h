@@ -171,6 +171,16 @@ SPX_API spxStatus_t spxSpMM(spxHandle_t handle, const struct spxPlan* plan, cons
                             spxConstSpMatDescr_t A, spxConstDnMatDescr_t B, const void* beta,
                             spxDnMatDescr_t C, void* workspace);
 /**
+ * Times the kernel configurations the plan's family can run for this problem (tile shapes,
+ * vector widths, splits) on the handle's stream with the given operands and keeps the fastest
+ * in the plan, like cusparseLtMatmulSearch. Blocks until the timing is done; C is overwritten
+ * (with the result of the product for the given alpha, beta). A plan with one candidate is left
+ * as it is. Call before sharing the plan between threads: it modifies the plan.
+ */
+SPX_API spxStatus_t spxSpMM_search(spxHandle_t handle, spxPlan_t plan, const void* alpha,
+                                   spxConstSpMatDescr_t A, spxConstDnMatDescr_t B,
+                                   const void* beta, spxDnMatDescr_t C, void* workspace);
+/**
  * A's values changed and its structure did not: re-packs the plan's copy of the values from
  * A's current values pointer, without structural analysis. Queued on the handle's stream.
  */
@@ -200,6 +210,37 @@ SPX_API spxStatus_t spxSDDMM_analyze(spxHandle_t handle, spxConstDnMatDescr_t A,
 SPX_API spxStatus_t spxSDDMM(spxHandle_t handle, const struct spxPlan* plan, const void* alpha,
                              spxConstDnMatDescr_t A, spxConstDnMatDescr_t B, const void* beta,
                              spxSpMatDescr_t C, void* workspace);
+
+/* ---------------------------------------------------------------- pruning on the device */
+
+/**
+ * Prunes a dense rows x cols fp32 matrix in device memory to vector-wise N:M, as
+ * spxHostPruneNM does on the host (same result): per group of l rows and window of m columns,
+ * the n columns of largest L2 norm over the group (ties: lower column). values[rows x kc] and
+ * indices[(rows / l) x kc] (kc = cols / m * n) are caller-allocated device arrays in the
+ * spxCreateNM layout. type must be SPX_R_32F. Queued on the handle's stream.
+ */
+SPX_API spxStatus_t spxPruneNM(spxHandle_t handle, int64_t rows, int64_t cols, const void* dense,
+                               int64_t ld, spxOrder_t order, spxDataType_t type, int64_t n,
+                               int64_t m, int64_t l, void* values, void* indices);
+/**
+ * Checks on the device that a dense fp32 matrix's nonzeros fit vector-wise N:M (every group of
+ * l rows uses at most n columns of every window of m). *ok (host pointer) = 1 or 0.
+ * Blocks until the answer is known.
+ */
+SPX_API spxStatus_t spxCheckNM(spxHandle_t handle, int64_t rows, int64_t cols, const void* dense,
+                               int64_t ld, spxOrder_t order, spxDataType_t type, int64_t n,
+                               int64_t m, int64_t l, int* ok);
+/**
+ * Prunes a dense fp32 matrix in device memory to uniform sparsity (ell_width nonzeros per row)
+ * by the column l2 aggregation of the uniform-sparsity paper, as spxHostPruneUniform does
+ * (same result). col_ind and values: caller-allocated device arrays, rows x ell_width
+ * column-major (the spxCreateEll layout). Queued on the handle's stream.
+ */
+SPX_API spxStatus_t spxPruneUniform(spxHandle_t handle, int64_t rows, int64_t cols,
+                                    const void* dense, int64_t ld, spxOrder_t order,
+                                    spxDataType_t type, int64_t ell_width, void* col_ind,
+                                    void* values);
 
 #ifdef __cplusplus
 }

@@ -104,7 +104,11 @@ typedef struct spxPlanInfo {
   int64_t reorder_retries; /**< SpTC reorder: retries of the 2:4 grouping (0 elsewhere). */
   int32_t split_k;         /**< split of the reduction dimension (1 = none). */
   int32_t packing;         /**< NM: 1 when the dense operand is packed through col_info. */
-  int64_t reserved[8];     /**< zero; room for later fields without changing the size. */
+  int32_t candidates;      /**< kernel configurations spxSpMM_search can choose among (>= 1). */
+  int32_t searched;        /**< 1 once spxSpMM_search has chosen the configuration. */
+  double predicted_speedup; /**< the family's model of its speedup over dense cuBLAS for this
+                                 shape and sparsity (0 = the family has no model). */
+  int64_t reserved[6];     /**< zero; room for later fields without changing the size. */
 } spxPlanInfo_t;
 
 #ifdef __cplusplus

@@ -53,6 +53,16 @@ class SpmmKernelPlan {
   virtual void run(const spxContext& h, const SpmmCall& call) const = 0;
   /// Re-packs values from A.values (same structure), queued on h.stream.
   virtual void update_values(const spxContext& h, const spxSpMatDescr& A) = 0;
+
+  /// Kernel configurations spxSpMM_search may time (tile shapes, vector widths, splits).
+  /// The plan runs `selected()`; a family with one configuration keeps these defaults.
+  virtual int candidate_count() const { return 1; }
+  virtual int selected() const { return 0; }
+  virtual void select(int /*candidate*/) {}
+  /// Human-readable configuration of a candidate, for spxPlanInfo_t::config.
+  virtual std::string describe(int /*candidate*/) const { return {}; }
+  /// Device workspace bytes run() needs (the largest over the candidates).
+  virtual size_t workspace_bytes() const { return 0; }
 };
 
 class SddmmKernelPlan {

@@ -166,7 +166,7 @@ const spxSpMMAlg_t kBadAlg = static_cast<spxSpMMAlg_t>(99);
 
 // ---------------------------------------------------------------- handle
 
-TEST_CASE("handle lifecycle, stream and pointer mode", "[api]") {
+TEST_CASE("handle lifecycle stream and pointer mode", "[api]") {
   for (int i = 0; i < 3; ++i) {
     spxHandle_t h = nullptr;
     CHECK_SPX_STATUS(spxCreate(&h), SPX_STATUS_SUCCESS);
@@ -239,6 +239,12 @@ TEST_CASE("SpMM runs asynchronously on the handle's stream", "[api]") {
   Spmm p = make_spmm(101, csr_spec(), 64, 96, 48, SPX_R_32F, SPX_R_32F);
   UniquePlan plan = analyze(h.get(), p);
   DeviceBuffer ws(workspace_bytes(plan.get()));
+  // Everything that may synchronize implicitly (pinned allocation, stream creation) happens
+  // before the stream is held.
+  void* pinned = nullptr;
+  SPX_CUDA_CHECK(cudaMallocHost(&pinned, p.C.data.size()));
+  const std::unique_ptr<void, cudaError_t (*)(void*)> pinned_owner(pinned, cudaFreeHost);
+  Stream other;
   s.sync();
 
   Gate gate;
@@ -253,15 +259,11 @@ TEST_CASE("SpMM runs asynchronously on the handle's stream", "[api]") {
 
   // Read C through another stream (into pinned memory, so the copy is truly asynchronous)
   // while the handle's stream is still held.
-  void* pinned = nullptr;
-  SPX_CUDA_CHECK(cudaMallocHost(&pinned, p.C.data.size()));
-  Stream other;
   const cudaError_t copy_err = cudaMemcpyAsync(pinned, p.dC.buf.get(), p.C.data.size(),
                                                cudaMemcpyDeviceToHost, other.get());
   const cudaError_t sync_err = cudaStreamSynchronize(other.get());
   const std::vector<uint8_t> during(static_cast<uint8_t*>(pinned),
                                     static_cast<uint8_t*>(pinned) + p.C.data.size());
-  cudaFreeHost(pinned);
   gate.open = true;
   s.sync();
   SPX_CUDA_CHECK(copy_err);
@@ -465,6 +467,10 @@ TEST_CASE("plan info and workspace size", "[api]") {
     CHECK(info.reorder_retries >= 0);
     CHECK(info.split_k >= 1);
     CHECK((info.packing == 0 || info.packing == 1));
+    CHECK(info.candidates >= 1);
+    CHECK(info.searched == 0);  // not searched yet
+    CHECK(std::isfinite(info.predicted_speedup));
+    CHECK(info.predicted_speedup >= 0);
     for (int64_t r : info.reserved) CHECK(r == 0);
 
     // The plan runs with exactly that workspace.
@@ -490,6 +496,91 @@ TEST_CASE("plan info and workspace size", "[api]") {
   CHECK_SPX_INVALID(spxPlanGetWorkspaceSize(nullptr, &ws));
   CHECK_SPX_INVALID(spxPlanGetWorkspaceSize(plan.get(), nullptr));
   CHECK_SPX_STATUS(spxPlanDestroy(nullptr), SPX_STATUS_SUCCESS);
+}
+
+// spxSpMM_search times the family's configurations and keeps the fastest. With beta = 0 the C
+// it leaves (if it wrote C at all: a plan with one candidate is left as it is) is the product;
+// the plan keeps its family, workspace and correctness, and says whether it was searched.
+TEST_CASE("spxSpMM_search", "[api]") {
+  UniqueHandle h = make_handle();
+  const FormatSpec formats[] = {csr_spec(), bcrs_spec(4), nm_spec(2, 4, 2), ell_spec()};
+  const spxDataType_t types[][2] = {{SPX_R_32F, SPX_R_32F}, {SPX_R_16F, SPX_R_32F},
+                                    {SPX_R_8I, SPX_R_32I}};
+  uint64_t seed = 560;
+  for (const FormatSpec& f : formats)
+    for (const auto& t : types) {
+      const std::string what = "search " + f.name() + " " + type_name(t[0]) + " -> " + type_name(t[1]);
+      Spmm p = make_spmm(seed++, f, 96, 128, 64, t[0], t[1], SPX_ORDER_COL, SPX_ORDER_ROW);
+      UniquePlan plan = analyze(h.get(), p);
+      spxPlanInfo_t before{};
+      REQUIRE_SPX(spxPlanGetInfo(plan.get(), &before));
+      DeviceBuffer ws(workspace_bytes(plan.get()));
+      const ref::Scalars sc = {2, 0};
+      const ScalarBytes alpha = make_scalar(sc.alpha, t[1]), beta = make_scalar(sc.beta, t[1]);
+      REQUIRE_SPX(spxSpMM_search(h.get(), plan.get(), alpha.get(), p.dA.get(), p.dB.get(),
+                                 beta.get(), p.dC.get(), ws.get()));
+      device_sync();
+      const HostDense after = download(p.dC, p.C);
+      if (!same_bytes(after, p.C)) check_spmm_result(p.A, p.B, p.C, sc, after, what + ": C after search");
+      CHECK(p.dC.buf.tail_intact());
+
+      spxPlanInfo_t info{};
+      REQUIRE_SPX(spxPlanGetInfo(plan.get(), &info));
+      INFO(what << ", " << before.candidates << " candidates");
+      CHECK(info.family == before.family);
+      CHECK(info.candidates == before.candidates);
+      CHECK(info.searched == (before.candidates > 1 ? 1 : 0));
+      CHECK(info.workspace_bytes == before.workspace_bytes);
+      CHECK(strnlen(info.kernel, sizeof info.kernel) > 0);
+      run_and_check(h.get(), plan.get(), p,
+                    t[1] == SPX_R_32I ? ref::Scalars{-1, 1} : ref::Scalars{0.5, -2}, p.A,
+                    what + ": spxSpMM after search");
+    }
+}
+
+TEST_CASE("spxSpMM_search bad arguments", "[api][bad]") {
+  UniqueHandle h = make_handle();
+  Spmm p = make_spmm(570, csr_spec(), 16, 32, 8, SPX_R_32F, SPX_R_32F);
+  UniquePlan plan = analyze(h.get(), p);
+  const size_t ws_bytes = workspace_bytes(plan.get());
+  DeviceBuffer ws(ws_bytes);
+  const DeviceBuffer scratch(1 << 20);
+  const ScalarBytes alpha = make_scalar(0.5, SPX_R_32F), beta = make_scalar(-2, SPX_R_32F);
+  const void* a = alpha.get();
+  const void* b = beta.get();
+  const auto P = plan.get();
+  const auto A = p.dA.get();
+  const auto B = p.dB.get();
+  const auto C = p.dC.get();
+  void* W = ws.get();
+
+  CHECK_SPX_INVALID(spxSpMM_search(nullptr, P, a, A, B, b, C, W));
+  CHECK_SPX_INVALID(spxSpMM_search(h.get(), nullptr, a, A, B, b, C, W));
+  CHECK_SPX_INVALID(spxSpMM_search(h.get(), P, nullptr, A, B, b, C, W));
+  CHECK_SPX_INVALID(spxSpMM_search(h.get(), P, a, nullptr, B, b, C, W));
+  CHECK_SPX_INVALID(spxSpMM_search(h.get(), P, a, A, nullptr, b, C, W));
+  CHECK_SPX_INVALID(spxSpMM_search(h.get(), P, a, A, B, nullptr, C, W));
+  CHECK_SPX_INVALID(spxSpMM_search(h.get(), P, a, A, B, b, nullptr, W));
+  if (ws_bytes > 0) CHECK_SPX_INVALID(spxSpMM_search(h.get(), P, a, A, B, b, C, nullptr));
+  {
+    Rng rng(571);
+    const DeviceSparse other = to_device(random_csr(rng, 32, 32, operand_dist(SPX_R_32F, 32, SPX_R_32F)));
+    CHECK_SPX_INVALID(spxSpMM_search(h.get(), P, a, other.get(), B, b, C, W));
+  }
+  CHECK_SPX_INVALID(spxSpMM_search(h.get(), P, a, A,
+                                   dense_descr(scratch, 32, 8, SPX_R_32F, SPX_ORDER_COL).get(), b, C, W));
+  CHECK_SPX_INVALID(spxSpMM_search(h.get(), P, a, A, B, b,
+                                   dense_descr(scratch, 16, 8, SPX_R_16F).get(), W));
+  {
+    Sddmm sd = make_sddmm(572, csr_spec(), 16, 32, 8, SPX_R_32F, SPX_R_32F);
+    UniquePlan sddmm_plan = analyze(h.get(), sd);
+    DeviceBuffer ws2(workspace_bytes(sddmm_plan.get()) + 256);
+    CHECK_SPX_INVALID(spxSpMM_search(h.get(), sddmm_plan.get(), a, A, B, b, C, ws2.get()));
+  }
+  CHECK(untouched(p.dC, p.C));
+  spxPlanInfo_t info{};
+  REQUIRE_SPX(spxPlanGetInfo(P, &info));
+  CHECK(info.searched == 0);  // rejected calls did not search
 }
 
 TEST_CASE("one plan executed from two handles on two streams", "[api]") {

@@ -47,11 +47,11 @@ void run_formats(const std::vector<FormatSpec>& formats, uint64_t seed) {
 
 TEST_CASE("SpMM float CSR", "[spmm][float]") { run_formats({csr_spec()}, 1000); }
 
-TEST_CASE("SpMM float BCRS V=1,2,4", "[spmm][float]") {
+TEST_CASE("SpMM float BCRS V=1/2/4", "[spmm][float]") {
   run_formats({bcrs_spec(1), bcrs_spec(2), bcrs_spec(4)}, 2000);
 }
 
-TEST_CASE("SpMM float BCRS V=8,16", "[spmm][float]") {
+TEST_CASE("SpMM float BCRS V=8/16", "[spmm][float]") {
   run_formats({bcrs_spec(8), bcrs_spec(16)}, 3000);
 }
 

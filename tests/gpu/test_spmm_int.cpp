@@ -61,11 +61,11 @@ void run_formats(const std::vector<FormatSpec>& formats, bool mixed, int mixed_v
 
 TEST_CASE("SpMM int CSR", "[spmm][int]") { run_formats({csr_spec()}, true, 3, 11000); }
 
-TEST_CASE("SpMM int BCRS V=1,2,4", "[spmm][int]") {
+TEST_CASE("SpMM int BCRS V=1/2/4", "[spmm][int]") {
   run_formats({bcrs_spec(1), bcrs_spec(2), bcrs_spec(4)}, true, 3, 12000);
 }
 
-TEST_CASE("SpMM int BCRS V=8,16", "[spmm][int]") {
+TEST_CASE("SpMM int BCRS V=8/16", "[spmm][int]") {
   run_formats({bcrs_spec(8), bcrs_spec(16)}, true, 3, 13000);
 }
 
