@@ -173,9 +173,10 @@ SPX_API spxStatus_t spxSpMM(spxHandle_t handle, const struct spxPlan* plan, cons
 /**
  * Times the kernel configurations the plan's family can run for this problem (tile shapes,
  * vector widths, splits) on the handle's stream with the given operands and keeps the fastest
- * in the plan, like cusparseLtMatmulSearch. Blocks until the timing is done; C is overwritten
- * (with the result of the product for the given alpha, beta). A plan with one candidate is left
- * as it is. Call before sharing the plan between threads: it modifies the plan.
+ * in the plan, like cusparseLtMatmulSearch. Blocks until the timing is done. On return C holds
+ * alpha * A * B + beta * C (C's old values are saved and restored around the timed runs, using a
+ * temporary device copy of C). A plan with one candidate just computes the product. Call before
+ * sharing the plan between threads: it modifies the plan.
  */
 SPX_API spxStatus_t spxSpMM_search(spxHandle_t handle, spxPlan_t plan, const void* alpha,
                                    spxConstSpMatDescr_t A, spxConstDnMatDescr_t B,

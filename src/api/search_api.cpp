@@ -10,6 +10,7 @@
 #include "api/objects.hpp"
 #include "api/plan.hpp"
 #include "api/validate.hpp"
+#include "core/dtype.hpp"
 #include "core/log.hpp"
 #include "dispatch/kernel_plan.hpp"
 
@@ -61,13 +62,21 @@ extern "C" spxStatus_t spxSpMM_search(spxHandle_t handle, spxPlan_t plan, const 
     spx::validate::not_null(C, "C");
     spx::validate::matches_plan(*plan, spx::Operation::SpMM, *A, *B, *C);
     spx::dispatch::SpmmKernelPlan& k = *plan->spmm;
-    const int count = k.candidate_count();
-    if (count <= 1 || C->rows == 0 || C->cols == 0) return;
+    if (C->rows == 0 || C->cols == 0) return;
     spx::device::DeviceGuard on_device(handle->device);
     const spx::dispatch::SpmmCall call{alpha, beta, *B, *C, workspace};
+    // The timed runs overwrite C; keep its bytes so the final result uses the caller's C.
+    const int64_t lines = C->order == SPX_ORDER_ROW ? C->rows : C->cols;
+    const int64_t line_len = C->order == SPX_ORDER_ROW ? C->cols : C->rows;
+    const size_t c_bytes = spx::dtype::storage_bytes(C->type, (lines - 1) * C->ld + line_len);
+    spx::device::Buffer saved_c(c_bytes);
+    spx::device::check(cudaMemcpyAsync(saved_c.get(), C->values, c_bytes, cudaMemcpyDeviceToDevice,
+                                       handle->stream),
+                       "saving C before the search");
+    const int count = k.candidate_count();
     int best = k.selected();
     float best_ms = -1;
-    for (int c = 0; c < count; ++c) {
+    for (int c = 0; count > 1 && c < count; ++c) {
       k.select(c);
       const float ms = time_candidate(*handle, *plan, call);
       spx::log::info("spxSpMM_search: candidate %d (%s): %.4f ms", c, k.describe(c).c_str(), ms);
@@ -77,10 +86,14 @@ extern "C" spxStatus_t spxSpMM_search(spxHandle_t handle, spxPlan_t plan, const 
       }
     }
     k.select(best);
-    // The last candidate timed may not be the best: leave C holding the chosen kernel's result.
+    spx::device::check(cudaMemcpyAsync(C->values, saved_c.get(), c_bytes, cudaMemcpyDeviceToDevice,
+                                       handle->stream),
+                       "restoring C after the search");
     plan->spmm->run(*handle, call);
     spx::device::check(cudaStreamSynchronize(handle->stream), "running the chosen candidate");
-    std::snprintf(plan->info.config, sizeof(plan->info.config), "%s", k.describe(best).c_str());
-    plan->info.searched = 1;
+    if (count > 1) {
+      std::snprintf(plan->info.config, sizeof(plan->info.config), "%s", k.describe(best).c_str());
+      plan->info.searched = 1;
+    }
   });
 }

@@ -2,7 +2,7 @@
 // spxCreate's answer without a GPU, descriptors of every format (over fake device pointers:
 // descriptors never dereference them) and the argument checks of every entry point that can be
 // reached without a handle. Every rejected call must return the exact status and say why.
-#define CATCH_CONFIG_MAIN
+// Catch2's main comes from the CPU suites' shared main object (see api.cmake).
 #include <catch2/catch.hpp>
 #include <cuda_runtime_api.h>
 
@@ -181,6 +181,7 @@ TEST_CASE("operations reject a null handle and a null plan", "[api][cpu]") {
   CHECK_SPX_INVALID(spxSpMM_analyze(nullptr, A, B, C, SPX_R_32F, SPX_SPMM_ALG_DEFAULT, &plan));
   CHECK(plan == nullptr);
   CHECK_SPX_INVALID(spxSpMM(nullptr, nullptr, &alpha, A, B, &beta, C, nullptr));
+  CHECK_SPX_INVALID(spxSpMM_search(nullptr, nullptr, &alpha, A, B, &beta, C, nullptr));
   CHECK_SPX_INVALID(spxSDDMM_analyze(nullptr, Ad, B, Cs, SPX_R_32F, SPX_SPMM_ALG_DEFAULT, &plan));
   CHECK(plan == nullptr);
   CHECK_SPX_INVALID(spxSDDMM(nullptr, nullptr, &alpha, Ad, B, &beta, Cs, nullptr));
@@ -198,7 +199,7 @@ TEST_CASE("operations reject a null handle and a null plan", "[api][cpu]") {
 
 // ---------------------------------------------------------------- dense descriptors
 
-TEST_CASE("dense descriptor: create, read back and set values", "[api][cpu]") {
+TEST_CASE("dense descriptor: create read back and set values", "[api][cpu]") {
   for (spxOrder_t order : {SPX_ORDER_ROW, SPX_ORDER_COL})
     for (spxDataType_t type : kAllTypes) {
       INFO("order " << order << ", type " << type);
