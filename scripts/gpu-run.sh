@@ -3,11 +3,12 @@
 # `spx-bench all --quick` from gpu-artifacts/ (made by scripts/gpu-build.sh), then prints a
 # summary. --sanitize also runs each GPU test under compute-sanitizer memcheck and racecheck.
 # --bench "ARGS" runs `spx-bench ARGS` instead of `all --quick` (e.g. --bench "nm --csv $OUT/nm.csv").
-# Logs go to $OUT (or ./gpu-logs) when set.
+# Logs go to ./gpu-logs; when $OUT is set (the device tool), they are also packed into
+# $OUT/gpu-logs.tar.gz together with the summary in $OUT/summary.txt (few files come back).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 art=gpu-artifacts
-logs=${OUT:-gpu-logs}
+logs=gpu-logs
 mkdir -p "$logs"
 sanitize=0
 bench_args="all --quick"
@@ -62,4 +63,8 @@ fi
 
 echo "==================== summary"
 printf '%s\n' "${summary[@]}"
+if [ -n "${OUT:-}" ]; then
+  printf '%s\n' "${summary[@]}" > "$OUT/summary.txt"
+  tar -czf "$OUT/gpu-logs.tar.gz" "$logs"
+fi
 exit $failed

@@ -12,7 +12,7 @@
  * Conventions: sizes and leading dimensions are int64_t; index arrays are int32_t, 0-based;
  * descriptors wrap caller-owned device pointers and never copy or free them; every call
  * returns spxStatus_t and, on failure, sets a one-sentence thread-local message
- * (spxGetLastErrorMessage). No call lets a C++ exception escape.
+ * (spxGetLastErrorMessage; successful calls leave it unchanged). No call lets a C++ exception escape.
  *
  * Host-side tools (file reading, format conversion, pruning, pattern checks) are in
  * spx_host.h, included below.
@@ -42,8 +42,10 @@ SPX_API const char* spxGetStatusName(spxStatus_t status);
 /** One-line description of a status. Static string; never NULL. */
 SPX_API const char* spxGetStatusString(spxStatus_t status);
 /**
- * Message of the last failed libspx call on this thread ("N (5) must be <= M (4)"), or ""
- * if the last call succeeded. Owned by libspx, valid until the next libspx call on this thread.
+ * Message of the most recent failed libspx call on this thread ("N (5) must be <= M (4)"), or
+ * "" if no call on this thread has failed yet. Like errno, successful calls leave it unchanged
+ * (so a destructor that calls spxDestroy* cannot erase it): read it when a call returned a
+ * failure status. Owned by libspx, valid until the next failing libspx call on this thread.
  */
 SPX_API const char* spxGetLastErrorMessage(void);
 /** Writes SPX_VERSION of the loaded library to *version (host pointer). */

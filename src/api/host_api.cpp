@@ -115,7 +115,6 @@ void copy_into(const std::vector<T>& v, T* dst) {
 extern "C" {
 
 void spxHostFree(void* ptr) {
-  spx::clear_last_error();
   std::free(ptr);
 }
 
@@ -303,7 +302,6 @@ spxStatus_t spxHostConvertValues(int64_t count, const float* src, spxDataType_t 
 }
 
 size_t spxHostSizeOf(spxDataType_t type, int64_t count) {
-  spx::clear_last_error();
   return spx::dtype::storage_bytes(type, count);
 }
 

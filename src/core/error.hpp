@@ -33,19 +33,18 @@ const char* status_name(spxStatus_t status);
 
 [[noreturn]] void fail(spxStatus_t status, std::string message);
 
-/// Sets / clears the thread-local message spxGetLastErrorMessage returns.
+/// Sets the thread-local message spxGetLastErrorMessage returns.
 void set_last_error(const std::string& message);
-void clear_last_error();
 const char* last_error();
 
 /// Logs a failed call at level >= 1 (see log.hpp) and records its message.
 void report_failure(const char* function, spxStatus_t status, const char* message);
 
-/// Runs `body` for the C entry point `function`; converts exceptions into statuses.
+/// Runs `body` for the C entry point `function`; converts exceptions into statuses. Only
+/// failures touch the last-error message (errno-like: RAII destructors cannot erase it).
 template <class Body>
 spxStatus_t guard(const char* function, Body&& body) noexcept {
   try {
-    clear_last_error();
     body();
     return SPX_STATUS_SUCCESS;
   } catch (const Error& e) {

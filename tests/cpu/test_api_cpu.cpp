@@ -95,9 +95,9 @@ TEST_CASE("spxGetVersion and the last error message", "[api][cpu]") {
   CHECK_SPX_STATUS(spxGetVersion(&version), SPX_STATUS_SUCCESS);
   CHECK(version == SPX_VERSION);
   REQUIRE(spxGetLastErrorMessage() != nullptr);
-  CHECK(last_message().empty());
 
-  // A failure sets a message; reading it does not clear it; a successful call does.
+  // A failure sets a message; reading it does not clear it; nor does a successful call
+  // (errno-like: an RAII destructor calling spxDestroy* must not erase it).
   const spxStatus_t st = spxGetVersion(nullptr);
   const std::string first = last_message();
   const std::string again = last_message();
@@ -105,7 +105,12 @@ TEST_CASE("spxGetVersion and the last error message", "[api][cpu]") {
   CHECK_FALSE(first.empty());
   CHECK(again == first);
   CHECK_SPX_STATUS(spxGetVersion(&version), SPX_STATUS_SUCCESS);
-  CHECK(last_message().empty());
+  CHECK_SPX_STATUS(spxDestroyDnMat(nullptr), SPX_STATUS_SUCCESS);
+  CHECK(last_message() == first);
+  // The next failure replaces it.
+  spxDnMatDescr_t d = nullptr;
+  CHECK_SPX_INVALID(spxCreateDnMat(&d, -1, 4, 4, fake(1), SPX_R_32F, SPX_ORDER_ROW));
+  CHECK(last_message() != first);
 }
 
 TEST_CASE("the last error message is per thread", "[api][cpu]") {

@@ -25,13 +25,12 @@ using F32 = std::vector<float>;
     CHECK(std::string(spxGetLastErrorMessage()).size() > 0); \
   } while (0)
 
-// The call succeeds and clears the message.
+// The call succeeds.
 #define CHECK_OK(call)                                    \
   do {                                                    \
     const spxStatus_t got_ = (call);                      \
     INFO(#call << " -> " << spxGetLastErrorMessage());    \
     REQUIRE(got_ == SPX_STATUS_SUCCESS);                  \
-    CHECK(std::string(spxGetLastErrorMessage()).empty()); \
   } while (0)
 
 std::string last_message() {
@@ -342,6 +341,7 @@ TEST_CASE("spxHostConvertValues and spxHostSizeOf", "[host_api]") {
   CHECK(spxHostSizeOf(SPX_R_4U, 0) == 0);
   CHECK(spxHostSizeOf(static_cast<spxDataType_t>(9), 5) == 0);
   CHECK(spxHostSizeOf(SPX_R_32F, -5) == 0);
+  const std::string before = last_message();
   spxHostFree(nullptr);
-  CHECK(last_message().empty());
+  CHECK(last_message() == before);  // no status to report: the message is left alone
 }
