@@ -32,5 +32,9 @@ bool same_bytes(const HostDense& a, const HostDense& b);
 
 /// Largest |value| of the expectation over checked elements (to assert a test is not vacuous).
 double max_abs_expected(const ref::Expected& e);
+/// True when the expectation is all zeros although at least 8 checked elements have products
+/// summed into them: random non-zero data cannot cancel that often, so the test data is broken.
+/// (A handful of elements can cancel by chance: small integer sums of few terms do.)
+bool vacuous_expectation(const ref::Expected& e);
 
 }  // namespace spx::test

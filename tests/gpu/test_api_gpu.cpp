@@ -214,7 +214,6 @@ TEST_CASE("handle lifecycle stream and pointer mode", "[api]") {
   CHECK_SPX_STATUS(spxGetPointerMode(h.get(), &mode), SPX_STATUS_SUCCESS);
   CHECK(mode == SPX_POINTER_MODE_DEVICE);
   CHECK_SPX_STATUS(spxSetPointerMode(h.get(), SPX_POINTER_MODE_HOST), SPX_STATUS_SUCCESS);
-  CHECK(std::string(spxGetLastErrorMessage()).empty());
 }
 
 // spxSpMM queues work on the handle's stream and returns: hold the stream with a host function,
