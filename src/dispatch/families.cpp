@@ -2,7 +2,9 @@
 
 #include <vector>
 
+#include "dispatch/ell_family.hpp"
 #include "dispatch/fallback.hpp"
+#include "dispatch/nm_family.hpp"
 
 namespace spx::dispatch {
 namespace {
@@ -22,7 +24,10 @@ struct SddmmFamily {
 
 // The fast families register here as they land (NM, ELL, SR-BCRS, SpTC reorder).
 const std::vector<SpmmFamily>& spmm_families() {
-  static const std::vector<SpmmFamily> table = {};
+  static const std::vector<SpmmFamily> table = {
+      {SPX_SPMM_ALG_NM, nm_can_implement, build_nm_spmm},
+      {SPX_SPMM_ALG_ELL, ell_can_implement, build_ell_spmm},
+  };
   return table;
 }
 const std::vector<SddmmFamily>& sddmm_families() {

@@ -1,0 +1,62 @@
+// spxPruneUniform: uniform pruning of a dense fp32 matrix in device memory, the same result as
+// spxHostPruneUniform (kernels/ell/pack_prune.cu explains why a per-row top-ell_width selection
+// is exactly the host's column-l2 algorithm). Arguments are checked in the host tool's order.
+#include <cstdint>
+
+#include "api/objects.hpp"
+#include "api/validate.hpp"
+#include "kernels/ell/ell.hpp"
+
+namespace {
+
+using ll = long long;
+
+}  // namespace
+
+extern "C" spxStatus_t spxPruneUniform(spxHandle_t handle, int64_t rows, int64_t cols,
+                                       const void* dense, int64_t ld, spxOrder_t order,
+                                       spxDataType_t type, int64_t ell_width, void* col_ind,
+                                       void* values) {
+  return spx::guard("spxPruneUniform", [&] {
+    spx::validate::handle(handle);
+    SPX_CHECK_ARG(rows >= 0, "rows (%lld) must be >= 0", ll(rows));
+    SPX_CHECK_ARG(cols >= 0, "cols (%lld) must be >= 0", ll(cols));
+    SPX_CHECK_ARG(rows <= INT32_MAX - 1 && cols <= INT32_MAX,
+                  "the shape %lld x %lld does not fit the int32 indices", ll(rows), ll(cols));
+    spx::validate::order(order, "order");
+    spx::validate::data_type(type, "type");
+    SPX_EXPECTS(type == SPX_R_32F, SPX_STATUS_NOT_SUPPORTED,
+                "spxPruneUniform takes fp32 (SPX_R_32F) matrices only");
+    const bool row_major = order == SPX_ORDER_ROW;
+    const int64_t line = row_major ? cols : rows, lines = row_major ? rows : cols;
+    const int64_t min_ld = line > 1 ? line : 1;
+    SPX_CHECK_ARG(ld >= min_ld, "ld (%lld) must be >= %lld for a %lld x %lld %s-major matrix",
+                  ll(ld), ll(min_ld), ll(rows), ll(cols), row_major ? "row" : "column");
+    SPX_CHECK_ARG(lines <= 1 || ld <= INT64_MAX / lines, "ld (%lld) times %lld overflows int64",
+                  ll(ld), ll(lines));
+    SPX_CHECK_ARG(rows == 0 || cols == 0 || dense != nullptr,
+                  "dense is NULL for a non-empty %lld x %lld matrix", ll(rows), ll(cols));
+    SPX_CHECK_ARG(ell_width >= 1, "ell_width (%lld) must be >= 1", ll(ell_width));
+    SPX_CHECK_ARG(ell_width <= cols, "ell_width (%lld) must be <= cols (%lld)", ll(ell_width),
+                  ll(cols));
+    SPX_CHECK_ARG(rows == 0 || col_ind != nullptr, "col_ind is NULL");
+    SPX_CHECK_ARG(rows == 0 || values != nullptr, "values is NULL");
+    if (rows == 0) return;
+    spx::device::DeviceGuard on_device(handle->device);
+    spx::device::expect_device_pointer(dense, "dense");
+    spx::device::expect_device_pointer(col_ind, "col_ind");
+    spx::device::expect_device_pointer(values, "values");
+    spx::kernels::ell::PruneArgs a;
+    a.rows = rows;
+    a.cols = cols;
+    a.ld = ld;
+    a.dense = static_cast<const float*>(dense);
+    a.row_major = row_major;
+    a.ell_width = ell_width;
+    a.col_ind = static_cast<int32_t*>(col_ind);
+    a.values = static_cast<float*>(values);
+    spx::device::check(spx::kernels::ell::prune_uniform_load(), "loading the pruning kernel");
+    spx::device::check(spx::kernels::ell::prune_uniform(a, handle->stream),
+                       "launching the uniform pruning kernel");
+  });
+}

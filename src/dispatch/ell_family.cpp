@@ -1,0 +1,176 @@
+#include "dispatch/ell_family.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "core/log.hpp"
+#include "dispatch/fallback.hpp"
+#include "dispatch/structure.hpp"
+#include "kernels/ell/config.hpp"
+#include "kernels/ell/ell.hpp"
+#include "planning/ell_layout.hpp"
+
+namespace spx::dispatch {
+namespace {
+
+namespace ek = kernels::ell;
+
+const char* order_name(spxOrder_t o) { return o == SPX_ORDER_ROW ? "row" : "col"; }
+
+/// Roofline model of the speedup over dense cuBLAS (documented in kernels/ell/README.md):
+/// time = max(bytes / DRAM bandwidth, flops / compute rate) + a launch floor, for both.
+double predicted_speedup(const SpmmProblem& p, const plan::EllLayout& l) {
+  const bool half = p.A.type == SPX_R_16F;
+  const double elem = half ? 2 : 4, c_elem = p.C.type == SPX_R_16F ? 2 : 4;
+  const double m = static_cast<double>(p.A.rows), k = static_cast<double>(p.A.cols);
+  const double n = static_cast<double>(p.B.cols);
+  constexpr double kBandwidth = 3.0e12, kFloor = 3.0e-6;
+  constexpr double kSparseRate = 16.0e12;  // fp32 FMAs fed by 16 B gathers of B from L1
+  const double dense_rate = half ? 600.0e12 : 45.0e12;  // HGEMM (tensor cores) / SGEMM
+  const double sparse_bytes = static_cast<double>(l.slots()) * (elem + (l.index16 ? 2 : 4)) +
+                              m * 4 + k * n * elem + m * n * c_elem;
+  const double sparse = std::max(sparse_bytes / kBandwidth,
+                                 2.0 * static_cast<double>(l.nnz) * n / kSparseRate) + kFloor;
+  const double dense_bytes = (m * k + k * n) * elem + m * n * c_elem;
+  const double dense = std::max(dense_bytes / kBandwidth, 2.0 * m * n * k / dense_rate) + kFloor;
+  return dense / sparse;
+}
+
+class EllSpmm final : public SpmmKernelPlan {
+ public:
+  EllSpmm(const SpmmProblem& p, const plan::EllLayout& l) {
+    half_ = p.A.type == SPX_R_16F;
+    index16_ = l.index16;
+    m_ = l.rows;
+    k_ = l.cols;
+    n_ = p.B.cols;
+    width_ = l.width;
+    slots_ = l.slots();
+    alloc_slots_ = static_cast<int64_t>(l.col.size());  // slots + the overrun pad
+    overflow_ = l.overflow;
+    device::check(ek::spmm_load(half_, index16_), "loading the ELL SpMM kernels");
+    device::check(ek::pack_values_load(), "loading the ELL value packing kernel");
+    indices_ = index16_ ? device::upload(l.col16(), p.h.stream) : device::upload(l.col, p.h.stream);
+    row_len_ = device::upload(l.row_len, p.h.stream);
+    if (!l.tail_ptr.empty()) tail_ptr_ = device::upload(l.tail_ptr, p.h.stream);
+    slot_map_ = device::upload(l.src_slot, p.h.stream);
+    values_ = device::Buffer(static_cast<size_t>(alloc_slots_) * (half_ ? 2 : 4));
+
+    ek::EllShape s;
+    s.m = m_;
+    s.k = k_;
+    s.n = n_;
+    s.width = width_;
+    s.value_bytes = half_ ? 2 : 4;
+    s.b_row_major = p.B.order == SPX_ORDER_ROW;
+    s.sm_count = p.h.sm_count > 0 ? p.h.sm_count : 132;
+    candidates_ = ek::candidate_configs(s);
+    if (const char* force = std::getenv("SPX_ELL_FORCE_CANDIDATE")) {
+      const int i = std::atoi(force);
+      if (i >= 0 && i < candidate_count()) selected_ = i;
+      else log::info("SPX_ELL_FORCE_CANDIDATE=%s ignored: the plan has %d candidates", force,
+                     candidate_count());
+    }
+    suffix_ = strf("; A %s ELL w=%lld idx%d, overflow %lld entries; B %s, C %s %s",
+                   dtype::name(p.A.type), static_cast<long long>(width_), index16_ ? 16 : 32,
+                   static_cast<long long>(overflow_), order_name(p.B.order), dtype::name(p.C.type),
+                   order_name(p.C.order));
+    update_values(p.h, p.A);
+    device::check(cudaStreamSynchronize(p.h.stream), "packing A's values into the ELL plan");
+  }
+
+  void run(const spxContext& h, const SpmmCall& call) const override {
+    ek::SpmmArgs a;
+    a.m = m_;
+    a.k = k_;
+    a.n = call.C.cols;
+    a.width = width_;
+    a.values = values_.get();
+    a.indices = indices_.get();
+    a.row_len = row_len_.as<int32_t>();
+    a.tail_ptr = tail_ptr_.as<int32_t>();
+    a.half = half_;
+    a.index16 = index16_;
+    a.B = view_of(call.B);
+    a.C = view_of(call.C);
+    a.scalars = scalars_of(h, call.alpha, call.beta, false);
+    a.workspace = call.workspace;
+    device::check(ek::spmm(a, candidates_[selected_], h.stream), "launching the ELL SpMM kernel");
+  }
+
+  void update_values(const spxContext& h, const spxSpMatDescr& A) override {
+    if (slots_ > 0) device::expect_device_pointer(A.values, "A's values");
+    ek::PackArgs g;
+    g.count = alloc_slots_;
+    g.slot = slot_map_.as<int32_t>();
+    g.src = A.values;
+    g.dst = values_.get();
+    g.element_bytes = half_ ? 2 : 4;
+    device::check(ek::pack_values(g, h.stream), "launching the ELL value packing kernel");
+  }
+
+  int candidate_count() const override { return static_cast<int>(candidates_.size()); }
+  int selected() const override { return selected_; }
+  void select(int c) override {
+    SPX_EXPECTS(c >= 0 && c < candidate_count(), SPX_STATUS_INTERNAL_ERROR,
+                "ELL candidate %d out of range", c);
+    selected_ = c;
+  }
+  std::string describe(int c) const override { return candidates_.at(c).describe() + suffix_; }
+  size_t workspace_bytes() const override {
+    size_t bytes = 0;
+    for (const ek::EllConfig& c : candidates_)
+      bytes = std::max(bytes, ek::workspace_bytes(c, k_, n_, half_));
+    return bytes;
+  }
+
+  size_t metadata_bytes() const {
+    return indices_.bytes() + row_len_.bytes() + tail_ptr_.bytes() + slot_map_.bytes();
+  }
+  size_t values_bytes() const { return values_.bytes(); }
+  int64_t slots() const { return slots_; }
+
+ private:
+  bool half_ = false, index16_ = false;
+  int64_t m_ = 0, k_ = 0, n_ = 0, width_ = 0, slots_ = 0, alloc_slots_ = 0, overflow_ = 0;
+  device::Buffer values_, indices_, row_len_, tail_ptr_, slot_map_;
+  std::vector<ek::EllConfig> candidates_;
+  int selected_ = 0;
+  std::string suffix_;
+};
+
+}  // namespace
+
+Refusal ell_can_implement(const SpmmProblem& p) {
+  if (p.A.format != SPX_FORMAT_ELL && p.A.format != SPX_FORMAT_CSR)
+    return "the ELL family takes ELL or CSR input only";
+  if (p.A.type == SPX_R_16BF) return "bfloat16 is not supported by the ELL kernels (fp32 and fp16 only)";
+  if (p.A.type != SPX_R_32F && p.A.type != SPX_R_16F)
+    return strf("%s values are not supported by the ELL kernels (fp32 and fp16 only)",
+                dtype::name(p.A.type));
+  if (p.B.type != p.A.type || (p.C.type != p.A.type && p.C.type != SPX_R_32F) ||
+      p.compute_type != SPX_R_32F)
+    return "the ELL kernels need B of A's type, C of A's type or 32F, and 32F compute";
+  if (p.A.value_slots() > INT32_MAX) return "A has more value slots than ELL's 32-bit slot map holds";
+  if (p.A.format == SPX_FORMAT_ELL) return {};
+  return plan::ell_near_uniform(to_csr(p.A, download_structure(p.h, p.A)));
+}
+
+std::unique_ptr<SpmmKernelPlan> build_ell_spmm(const SpmmProblem& p, spxPlanInfo_t& info) {
+  const plan::EllLayout layout = plan::plan_ell_layout(to_csr(p.A, download_structure(p.h, p.A)));
+  auto k = std::make_unique<EllSpmm>(p, layout);
+  info.family = SPX_SPMM_ALG_ELL;
+  std::snprintf(info.kernel, sizeof(info.kernel), "ell_uspmm");
+  std::snprintf(info.config, sizeof(info.config), "%s", k->describe(k->selected()).c_str());
+  info.metadata_bytes = k->metadata_bytes();
+  info.values_bytes = k->values_bytes();
+  info.padded_nnz = k->slots();
+  info.predicted_speedup = predicted_speedup(p, layout);
+  return k;
+}
+
+}  // namespace spx::dispatch

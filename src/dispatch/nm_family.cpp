@@ -1,0 +1,315 @@
+#include "dispatch/nm_family.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "core/log.hpp"
+#include "dispatch/fallback.hpp"
+#include "dispatch/structure.hpp"
+#include "kernels/nm/config.hpp"
+#include "kernels/nm/launch.hpp"
+#include "planning/nm_layout.hpp"
+
+namespace spx::dispatch {
+namespace {
+
+namespace knm = kernels::nm;
+using knm::TileId;
+using knm::TileShape;
+using ll = long long;
+
+bool fast_m(int64_t m) { return m == 4 || m == 8 || m == 16 || m == 32 || m == 64 || m == 128; }
+bool fast_l(int64_t l) { return l == 16 || l == 32 || l == 64 || l == 128; }
+
+/// Largest n (columns of B and C) a launch takes: n tiles of the smallest BN on grid.y.
+constexpr int64_t kMaxN = int64_t{65535} * 32;
+
+/// Stage depth shared by every candidate tile (the plan's index arrays depend on it), for the
+/// largest tile that has one. Prefers the shared memory that lets two blocks share an SM when that
+/// still gives at least 8 slots per stage (one block per SM measured 1.5x slower on H200).
+/// fits[i]: tile i runs with that depth.
+int64_t plan_windows(const SpmmProblem& p, bool packing, bool fits[knm::kTileCount]) {
+  const int64_t n = p.A.n, m = p.A.m, l = p.A.l;
+  const int64_t optin = static_cast<int64_t>(p.h.smem_per_block_optin);
+  int64_t windows = 0;
+  for (int i = knm::kTileCount - 1; i >= 0 && windows == 0; --i) {
+    const TileShape& t = knm::kTiles[i];
+    const int64_t half = knm::windows_per_stage(t, n, m, l, packing, knm::two_blocks_budget(optin));
+    windows = n * half >= 8 ? half : knm::windows_per_stage(t, n, m, l, packing, optin);
+  }
+  for (int i = 0; i < knm::kTileCount; ++i) {
+    const TileShape& t = knm::kTiles[i];
+    const int64_t w_s = n * windows, k_s = m * windows;
+    const int64_t rows_s = packing ? knm::pack_capacity(l, w_s, k_s) : k_s;
+    fits[i] = windows > 0 && knm::kernel_smem_bytes(t, w_s, rows_s, knm::groups_per_block(t, l),
+                                                    packing ? rows_s : 0) <= optin;
+  }
+  return windows;
+}
+
+/// An integer override from the environment, or `fallback`.
+int64_t env_int(const char* name, int64_t fallback) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return fallback;
+  char* end = nullptr;
+  const long long x = std::strtoll(v, &end, 10);
+  return (end != nullptr && *end == '\0') ? x : fallback;
+}
+
+int env_tile() {
+  const char* v = std::getenv("SPX_NM_FORCE_TILE");
+  if (v == nullptr) return -1;
+  for (const TileShape& t : knm::kTiles)
+    if (std::strcmp(v, t.name) == 0) return static_cast<int>(t.id);
+  return -1;
+}
+
+struct Candidate {
+  TileId tile;
+  int split;            ///< effective split (no empty parts)
+  int stages_per_split;
+};
+
+class NmSpmm final : public SpmmKernelPlan {
+ public:
+  NmSpmm(const SpmmProblem& p, const plan::NmDims& dims, const plan::NmStaging& staging,
+         const plan::NmIndexLayout& layout)
+      : dims_(dims), staging_(staging), packing_(layout.packing) {
+    device::check(knm::spmm_load(p.h.smem_per_block_optin), "loading the NM SpMM kernels");
+    device::check(knm::relayout_load(), "loading the NM value re-layout kernel");
+    a_t_ = device::Buffer(static_cast<size_t>(staging.kc_pad * staging.rows_pad) * sizeof(float));
+    if (a_t_.bytes() > 0)
+      device::check(cudaMemsetAsync(a_t_.get(), 0, a_t_.bytes(), p.h.stream), "zeroing the NM value padding");
+    ridx_ = device::upload(layout.ridx, p.h.stream);
+    col_info_ = device::upload(layout.col_info, p.h.stream);
+    col_count_ = device::upload(layout.col_count, p.h.stream);
+    metadata_bytes_ = static_cast<size_t>(plan::nm_metadata_bytes(layout));
+    base_.m = p.C.rows;
+    base_.n = p.C.cols;
+    base_.k = p.A.cols;
+    base_.l = p.A.l;
+    base_.w_s = static_cast<int>(staging.w_s);
+    base_.k_s = static_cast<int>(staging.k_s);
+    base_.rows_s = static_cast<int>(packing_ ? layout.pack_capacity : staging.k_s);
+    base_.stages = static_cast<int>(staging.stages);
+    base_.a_t = a_t_.as<float>();
+    base_.rows_pad = staging.rows_pad;
+    base_.kc_pad = staging.kc_pad;
+    base_.ridx = ridx_.as<uint16_t>();
+    base_.packing = packing_;
+    base_.col_info = col_info_.as<uint16_t>();
+    base_.col_count = col_count_.as<int32_t>();
+    base_.pack_capacity = static_cast<int>(layout.pack_capacity);
+    b_order_ = p.B.order;
+    c_order_ = p.C.order;
+    update_values(p.h, p.A);
+    device::check(cudaStreamSynchronize(p.h.stream), "re-laying out A's values into the plan");
+  }
+
+  void add_candidate(TileId tile, int split) {
+    const int stages = base_.stages;
+    int sps = stages, eff = 1;
+    if (split > 1 && stages > 1) {
+      sps = (stages + split - 1) / split;
+      eff = (stages + sps - 1) / sps;
+    }
+    if (stages == 0) sps = 0;
+    for (const Candidate& c : candidates_)
+      if (c.tile == tile && c.split == eff) return;
+    candidates_.push_back({tile, eff, sps});
+  }
+
+  void run(const spxContext& h, const SpmmCall& call) const override {
+    const Candidate& c = candidates_[static_cast<size_t>(selected_)];
+    knm::SpmmArgs a = base_;
+    a.split = c.split;
+    a.stages_per_split = c.stages_per_split;
+    a.B = view_of(call.B);
+    a.C = view_of(call.C);
+    a.scalars = scalars_of(h, call.alpha, call.beta, false);
+    a.workspace = static_cast<float*>(call.workspace);
+    device::check(knm::spmm(c.tile, a, h.stream), "launching the NM SpMM kernel");
+  }
+
+  void update_values(const spxContext& h, const spxSpMatDescr& A) override {
+    if (A.value_slots() > 0) device::expect_device_pointer(A.values, "A's values");
+    knm::RelayoutArgs r;
+    r.rows = dims_.rows;
+    r.kc = dims_.kc();
+    r.rows_pad = staging_.rows_pad;
+    r.values = static_cast<const float*>(A.values);
+    r.a_t = a_t_.as<float>();
+    device::check(knm::relayout_values(r, h.stream), "launching the NM value re-layout kernel");
+  }
+
+  int candidate_count() const override { return static_cast<int>(candidates_.size()); }
+  int selected() const override { return selected_; }
+  void select(int candidate) override {
+    SPX_EXPECTS(candidate >= 0 && candidate < candidate_count(), SPX_STATUS_INTERNAL_ERROR,
+                "NM candidate %d out of range", candidate);
+    selected_ = candidate;
+  }
+
+  std::string describe(int candidate) const override {
+    const Candidate& c = candidates_[static_cast<size_t>(candidate)];
+    const TileShape& t = knm::tile_shape(c.tile);
+    knm::SpmmArgs a = base_;
+    char buf[192];
+    std::snprintf(buf, sizeof buf,
+                  "tile %s %dx%d (thread %dx%d, %d thr); %lld:%lld L %lld; w_s %d k_s %d; "
+                  "packing %s; split-K %d; B %s C %s; smem %lld B",
+                  t.name, t.bm, t.bn, t.tm, t.tn, t.threads, ll(dims_.n), ll(dims_.m), ll(dims_.l),
+                  a.w_s, a.k_s, packing_ ? "on" : "off", c.split,
+                  b_order_ == SPX_ORDER_ROW ? "row" : "col", c_order_ == SPX_ORDER_ROW ? "row" : "col",
+                  ll(knm::spmm_smem_bytes(c.tile, a)));
+    return buf;
+  }
+
+  size_t workspace_bytes() const override {
+    int64_t most = 0;
+    for (const Candidate& c : candidates_) {
+      knm::SpmmArgs a = base_;
+      a.split = c.split;
+      most = std::max(most, knm::spmm_workspace_bytes(a));
+    }
+    return static_cast<size_t>(most);
+  }
+
+  size_t metadata_bytes() const { return metadata_bytes_; }
+  size_t values_bytes() const { return a_t_.bytes(); }
+  const Candidate& chosen() const { return candidates_[static_cast<size_t>(selected_)]; }
+
+ private:
+  plan::NmDims dims_;
+  plan::NmStaging staging_;
+  bool packing_ = false;
+  spxOrder_t b_order_ = SPX_ORDER_ROW, c_order_ = SPX_ORDER_COL;
+  device::Buffer a_t_, ridx_, col_info_, col_count_;
+  size_t metadata_bytes_ = 0;
+  knm::SpmmArgs base_;
+  std::vector<Candidate> candidates_;
+  int selected_ = 0;
+};
+
+}  // namespace
+
+Refusal nm_can_implement(const SpmmProblem& p) {
+  if (p.A.format != SPX_FORMAT_NM) return "A is not in the vector-wise N:M format";
+  if (p.A.type != SPX_R_32F || p.B.type != SPX_R_32F || p.C.type != SPX_R_32F ||
+      p.compute_type != SPX_R_32F)
+    return strf("the NM kernels take fp32 A, B and C with fp32 compute only (A %s, B %s, C %s)",
+                dtype::name(p.A.type), dtype::name(p.B.type), dtype::name(p.C.type));
+  if (!fast_m(p.A.m)) return strf("M (%lld) is not one of 4, 8, 16, 32, 64, 128", ll(p.A.m));
+  if (!fast_l(p.A.l)) return strf("L (%lld) is not one of 16, 32, 64, 128", ll(p.A.l));
+  if (p.h.cc_major < 8) return "the NM kernels need sm_80 or newer (cp.async)";
+  if (p.A.rows > INT32_MAX || p.A.cols > INT32_MAX || p.C.cols > kMaxN)
+    return strf("the shape %lld x %lld x %lld exceeds the NM kernels' grid", ll(p.A.rows),
+                ll(p.A.cols), ll(p.C.cols));
+  bool fits[knm::kTileCount];
+  if (plan_windows(p, false, fits) == 0 && plan_windows(p, true, fits) == 0)
+    return strf("no NM pipeline stage fits the device's %lld bytes of shared memory per block",
+                ll(p.h.smem_per_block_optin));
+  return {};
+}
+
+std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_t& info) {
+  const HostStructure host = download_structure(p.h, p.A);
+  plan::NmDims dims;
+  dims.rows = p.A.rows;
+  dims.cols = p.A.cols;
+  dims.n = p.A.n;
+  dims.m = p.A.m;
+  dims.l = p.A.l;
+  plan::validate_nm_indices(dims, host.idx.data());
+
+  // Both stagings, then the packing decision from the model (or the override).
+  bool fits_plain[knm::kTileCount], fits_packed[knm::kTileCount];
+  const int64_t w_plain = plan_windows(p, false, fits_plain);
+  const int64_t w_packed = plan_windows(p, true, fits_packed);
+  const int64_t n_cols = p.C.cols;
+  const int sm_count = p.h.sm_count;
+  plan::NmUnionStats stats;
+  plan::NmStaging packed_staging;
+  if (w_packed > 0) {
+    packed_staging = plan::nm_staging(dims, w_packed, knm::kRowPad);
+    stats = plan::nm_union_stats(dims, host.idx.data(), packed_staging, knm::kPackTileRows);
+  }
+  const knm::Choice model_choice = knm::choose_tile(
+      dims.rows, n_cols, packed_staging.stages, sm_count, w_plain > 0 ? fits_plain : fits_packed);
+  const TileShape& model_tile = knm::tile_shape(model_choice.tile);
+  plan::NmStageCostInput cost;
+  cost.bm = model_tile.bm;
+  cost.bn = model_tile.bn;
+  cost.w_s_plain = dims.n * w_plain;
+  cost.k_s_plain = dims.m * w_plain;
+  cost.w_s_packed = dims.n * w_packed;
+  cost.packed_rows = stats.mean_rows;
+  cost.packed_sectors = stats.mean_sectors;
+  cost.b_col_major = p.B.order == SPX_ORDER_COL;
+  const plan::NmPackingDecision decision = plan::nm_decide_packing(cost);
+  bool packing = decision.packing;
+  const int64_t forced = env_int("SPX_NM_FORCE_PACKING", -1);
+  if (forced == 0 && w_plain > 0) packing = false;
+  if (forced == 1 && w_packed > 0) packing = true;
+  SPX_EXPECTS(packing ? w_packed > 0 : w_plain > 0, SPX_STATUS_INTERNAL_ERROR,
+              "no NM staging fits (checked by can_implement)");
+
+  const int64_t windows = packing ? w_packed : w_plain;
+  const bool* fits = packing ? fits_packed : fits_plain;
+  const plan::NmStaging staging = plan::nm_staging(dims, windows, knm::kRowPad);
+  const int64_t capacity = packing ? knm::pack_capacity(dims.l, staging.w_s, staging.k_s) : 0;
+  const plan::NmIndexLayout layout =
+      plan::nm_build_layout(dims, host.idx.data(), staging, packing, knm::kPackTileRows, capacity);
+  auto k = std::make_unique<NmSpmm>(p, dims, staging, layout);
+
+  // Candidates: the choice for this shape first (the plan runs it), then every other tile that
+  // fits, and the chosen tile without split-K when the choice splits.
+  knm::Choice choice = knm::choose_tile(dims.rows, n_cols, staging.stages, sm_count, fits);
+  const int forced_tile = env_tile();
+  if (forced_tile >= 0 && fits[forced_tile]) choice.tile = static_cast<TileId>(forced_tile);
+  const int64_t forced_split = env_int("SPX_NM_FORCE_SPLIT", 0);
+  if (forced_split >= 1) choice.split = static_cast<int>(std::min<int64_t>(forced_split, 64));
+  k->add_candidate(choice.tile, choice.split);
+  for (int i = knm::kTileCount - 1; i >= 0; --i)
+    if (fits[i]) k->add_candidate(static_cast<TileId>(i), 1);
+  if (choice.split > 1) k->add_candidate(choice.tile, 1);
+
+  // What the model expects against dense SGEMM (cuBLAS at ~82 % of the FFMA rate).
+  const TileShape& t = knm::tile_shape(k->chosen().tile);
+  plan::NmStageCostInput mine = cost;
+  mine.bm = t.bm;
+  mine.bn = t.bn;
+  if (packing) mine.w_s_plain = 0; else mine.w_s_packed = 0;
+  const plan::NmPackingDecision d = plan::nm_decide_packing(mine);
+  const double clk_per_slot = (packing ? d.clk_per_slot_packed : d.clk_per_slot_plain) / t.efficiency;
+  const double blocks = std::ceil(static_cast<double>(dims.rows) / t.bm) *
+                        std::ceil(static_cast<double>(n_cols) / t.bn);
+  const double sms = std::max(1, sm_count);
+  const double sparse_clk = blocks * static_cast<double>(staging.kc_pad) * clk_per_slot / sms;
+  const double dense_clk = 2.0 * static_cast<double>(dims.rows) * static_cast<double>(n_cols) *
+                           static_cast<double>(dims.cols) / (256.0 * 0.82 * sms);
+
+  info.family = SPX_SPMM_ALG_NM;
+  std::snprintf(info.kernel, sizeof(info.kernel), "nm_spmm_f32");
+  std::snprintf(info.config, sizeof(info.config), "%s", k->describe(k->selected()).c_str());
+  info.metadata_bytes = k->metadata_bytes();
+  info.values_bytes = k->values_bytes();
+  info.padded_nnz = staging.rows_pad * staging.kc_pad;
+  info.split_k = k->chosen().split;
+  info.packing = packing ? 1 : 0;
+  info.predicted_speedup = sparse_clk > 0 ? dense_clk / sparse_clk : 0.0;
+  log::info("NM plan: packing %s (model: AI plain %.1f, packed %.1f FLOP/B, balance %.1f; "
+            "clk/slot plain %.0f, packed %.0f%s)",
+            packing ? "on" : "off", decision.ai_plain, decision.ai_packed, decision.balance,
+            decision.clk_per_slot_plain, decision.clk_per_slot_packed,
+            forced >= 0 ? "; forced by SPX_NM_FORCE_PACKING" : "");
+  return k;
+}
+
+}  // namespace spx::dispatch

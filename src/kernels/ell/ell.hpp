@@ -1,0 +1,63 @@
+// Launchers of the ELL family's kernels (host-callable; no device code here). The layout the
+// kernels read is planned by planning/ell_layout.hpp; the configuration by config.hpp.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "kernels/common/args.hpp"
+#include "kernels/ell/config.hpp"
+
+namespace spx::kernels::ell {
+
+/// C = alpha * A * B + beta * C, A in the plan's ELL + CSR-tail layout.
+struct SpmmArgs {
+  int64_t m = 0, k = 0, n = 0;
+  int64_t width = 0;                 ///< ELL slots per row (row r's start needs no alignment)
+  const void* values = nullptr;      ///< T[m * width + overflow + 8] (T = fp32 or fp16)
+  const void* indices = nullptr;     ///< uint16 or int32 [m * width + overflow]
+  const int32_t* row_len = nullptr;  ///< m
+  const int32_t* tail_ptr = nullptr; ///< m + 1, or NULL when nothing overflows
+  bool half = false;                 ///< values / B are fp16 (else fp32)
+  bool index16 = false;              ///< indices are uint16
+  DenseView B{}, C{};
+  Scalars scalars{};
+  void* workspace = nullptr;         ///< RowTile with transpose_b: k x ld_bt elements of B^T
+};
+
+/// Workspace bytes a configuration needs (B^T for RowTile over a column-major B).
+size_t workspace_bytes(const EllConfig& cfg, int64_t k, int64_t n, bool half);
+
+cudaError_t spmm(const SpmmArgs& args, const EllConfig& cfg, cudaStream_t stream);
+
+/// Loads every SpMM kernel a plan of this value/index type may launch (CUDA lazy loading would
+/// otherwise load them, and possibly wait for the device, on the first execute).
+cudaError_t spmm_load(bool half, bool index16);
+
+/// dst[i] = src[slot[i]] (same element type, 2 or 4 bytes), 0 where slot[i] < 0.
+struct PackArgs {
+  int64_t count = 0;
+  const int32_t* slot = nullptr;
+  const void* src = nullptr;
+  void* dst = nullptr;
+  int element_bytes = 4;
+};
+cudaError_t pack_values(const PackArgs& args, cudaStream_t stream);
+cudaError_t pack_values_load();
+
+/// Uniform pruning of a dense fp32 matrix on the device, exactly as planning/prune_uniform:
+/// each row keeps its ell_width largest magnitudes (NaN largest; ties: lower column), stored in
+/// increasing column order, column-major rows x ell_width.
+struct PruneArgs {
+  int64_t rows = 0, cols = 0, ld = 0;
+  const float* dense = nullptr;
+  bool row_major = true;
+  int64_t ell_width = 0;
+  int32_t* col_ind = nullptr;
+  float* values = nullptr;
+};
+cudaError_t prune_uniform(const PruneArgs& args, cudaStream_t stream);
+cudaError_t prune_uniform_load();
+
+}  // namespace spx::kernels::ell

@@ -1,0 +1,161 @@
+// SlotSplit: G lanes per row split the row's ELL slots; each lane keeps NT fp32 accumulators
+// (NT output columns); shuffles reduce the G partial sums. For small n (decode): A's slots are
+// the bytes that matter and are streamed with 16 B coalesced loads; the split over the ELL
+// width keeps every SM busy when m is small. One block column (grid.y) per NT output columns.
+#include "kernels/ell/device.cuh"
+
+namespace spx::kernels::ell {
+namespace {
+
+using detail::load_row;
+using detail::load_slots;
+using detail::to_float;
+
+/// acc[j] += v * B[c, n0 + j] for the ncols columns left in this chunk.
+template <class T, int NT>
+__device__ __forceinline__ void gather_fma(float (&acc)[NT], float v, int c, const T* B, int64_t ld,
+                                           int64_t n0, int ncols, bool b_row, bool b_vec) {
+  if (b_row) {
+    const T* p = B + static_cast<int64_t>(c) * ld + n0;
+    if (b_vec) {
+      float b[NT];
+      load_row<T, NT>(p, b);
+#pragma unroll
+      for (int j = 0; j < NT; ++j) acc[j] = fmaf(v, b[j], acc[j]);
+    } else {
+#pragma unroll
+      for (int j = 0; j < NT; ++j)
+        if (j < ncols) acc[j] = fmaf(v, to_float(__ldg(p + j)), acc[j]);
+    }
+  } else {
+    const T* p = B + c + n0 * ld;
+#pragma unroll
+    for (int j = 0; j < NT; ++j)
+      if (j < ncols) acc[j] = fmaf(v, to_float(__ldg(p + j * ld)), acc[j]);
+  }
+}
+
+template <class T, class I, int NT>
+__global__ void __launch_bounds__(kBlockThreads)
+    slot_split_kernel(SpmmArgs a, int lanes_log2, bool b_vec) {
+  const int lanes = 1 << lanes_log2;
+  const int sub = threadIdx.x & (lanes - 1);
+  const int64_t row =
+      (static_cast<int64_t>(blockIdx.x) * kBlockThreads + threadIdx.x) >> lanes_log2;
+  const int64_t n0 = static_cast<int64_t>(blockIdx.y) * NT;
+  const int ncols = static_cast<int>(a.n - n0 < NT ? a.n - n0 : NT);
+  const bool active = row < a.m;
+  const T* B = static_cast<const T*>(a.B.ptr);
+  const bool b_row = a.B.order == SPX_ORDER_ROW;
+  const T* values = static_cast<const T*>(a.values);
+  const I* indices = static_cast<const I*>(a.indices);
+
+  float acc[NT];
+#pragma unroll
+  for (int j = 0; j < NT; ++j) acc[j] = 0.0f;
+
+  if (active) {
+    const int len = a.row_len[row];
+    const int64_t start = row * a.width;
+    const T* vals = values + start;
+    const I* idx = indices + start;
+    // Rows start anywhere (no alignment padding in the plan): the slots before the first
+    // 8-aligned one are taken one per lane, the rest 8 per lane with 16 B loads.
+    const int head = static_cast<int>((kSlotVector - start % kSlotVector) % kSlotVector);
+    for (int q = sub; q < head && q < len; q += lanes)
+      gather_fma<T, NT>(acc, to_float(vals[q]), static_cast<int>(idx[q]), B, a.B.ld, n0, ncols,
+                        b_row, b_vec);
+    // Two steps per iteration: both steps' A loads are in flight before the gathers start.
+    const int stride = lanes * kSlotVector;
+    for (int p = head + sub * kSlotVector; p < len; p += 2 * stride) {
+      const int p2 = p + stride;
+      float v[2][kSlotVector];
+      int c[2][kSlotVector];
+      load_slots(vals + p, v[0]);
+      load_slots(idx + p, c[0]);
+      if (p2 < len) {
+        load_slots(vals + p2, v[1]);
+        load_slots(idx + p2, c[1]);
+      }
+#pragma unroll
+      for (int e = 0; e < kSlotVector; ++e)
+        if (p + e < len) gather_fma<T, NT>(acc, v[0][e], c[0][e], B, a.B.ld, n0, ncols, b_row, b_vec);
+      if (p2 < len) {
+#pragma unroll
+        for (int e = 0; e < kSlotVector; ++e)
+          if (p2 + e < len)
+            gather_fma<T, NT>(acc, v[1][e], c[1][e], B, a.B.ld, n0, ncols, b_row, b_vec);
+      }
+    }
+    if (a.tail_ptr != nullptr) {  // HYB: this row's overflow, one slot per lane and step
+      const int64_t base = a.m * a.width;
+      const int end = a.tail_ptr[row + 1];
+      for (int t = a.tail_ptr[row] + sub; t < end; t += lanes)
+        gather_fma<T, NT>(acc, to_float(values[base + t]), static_cast<int>(indices[base + t]), B,
+                          a.B.ld, n0, ncols, b_row, b_vec);
+    }
+  }
+  for (int off = lanes >> 1; off > 0; off >>= 1)
+#pragma unroll
+    for (int j = 0; j < NT; ++j) acc[j] += __shfl_xor_sync(0xffffffffu, acc[j], off);
+  if (!active) return;
+  const float alpha = alpha_float(a.scalars), beta = beta_float(a.scalars);
+#pragma unroll
+  for (int j = 0; j < NT; ++j)
+    if ((j & (lanes - 1)) == sub && j < ncols) detail::store_out(a.C, row, n0 + j, acc[j], alpha, beta);
+}
+
+template <class T, class I>
+struct SlotKernels {
+  template <int NT>
+  static auto get() { return slot_split_kernel<T, I, NT>; }
+  using Fn = void (*)(SpmmArgs, int, bool);
+  static Fn pick(int nt) {
+    switch (nt) {
+      case 1: return get<1>();
+      case 4: return get<4>();
+      case 8: return get<8>();
+      default: return get<16>();
+    }
+  }
+  static cudaError_t load() {
+    cudaFuncAttributes attr;
+    for (int nt : kSlotNts) {
+      const cudaError_t err = cudaFuncGetAttributes(&attr, pick(nt));
+      if (err != cudaSuccess) return err;
+    }
+    return cudaSuccess;
+  }
+};
+
+using Fn = void (*)(SpmmArgs, int, bool);
+Fn pick(bool half, bool index16, int nt) {
+  if (half) return index16 ? SlotKernels<__half, uint16_t>::pick(nt) : SlotKernels<__half, int32_t>::pick(nt);
+  return index16 ? SlotKernels<float, uint16_t>::pick(nt) : SlotKernels<float, int32_t>::pick(nt);
+}
+
+bool aligned(const void* p, int bytes) { return reinterpret_cast<uintptr_t>(p) % bytes == 0; }
+
+}  // namespace
+
+cudaError_t launch_slot_split(const SpmmArgs& a, const EllConfig& cfg, cudaStream_t stream) {
+  const int elem = a.half ? 2 : 4;
+  int lanes_log2 = 0;
+  while ((1 << lanes_log2) < cfg.lanes) ++lanes_log2;
+  // Vector loads of B's rows need every row start (and the chunk offsets) aligned to the load.
+  const int vb = detail::row_load_bytes(cfg.nt, elem);
+  const bool b_vec = a.B.order == SPX_ORDER_ROW && a.n % cfg.nt == 0 && aligned(a.B.ptr, vb) &&
+                     (a.B.ld * elem) % vb == 0;
+  const int64_t threads = a.m << lanes_log2;
+  const dim3 grid(static_cast<unsigned>((threads + kBlockThreads - 1) / kBlockThreads),
+                  static_cast<unsigned>((a.n + cfg.nt - 1) / cfg.nt));
+  pick(a.half, a.index16, cfg.nt)<<<grid, kBlockThreads, 0, stream>>>(a, lanes_log2, b_vec);
+  return cudaGetLastError();
+}
+
+cudaError_t load_slot_split(bool half, bool index16) {
+  if (half) return index16 ? SlotKernels<__half, uint16_t>::load() : SlotKernels<__half, int32_t>::load();
+  return index16 ? SlotKernels<float, uint16_t>::load() : SlotKernels<float, int32_t>::load();
+}
+
+}  // namespace spx::kernels::ell

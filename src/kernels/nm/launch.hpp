@@ -1,0 +1,72 @@
+// Launchers of the NM family's kernels (host side; no device code here, so the plan code can
+// include it from plain C++). The kernels themselves are in spmm.cu (the SpMM tiles, explicit
+// instantiations), aux.cu (value re-layout, split-K reduction) and prune.cu (device pruning).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "kernels/common/args.hpp"
+#include "kernels/nm/config.hpp"
+
+namespace spx::kernels::nm {
+
+/// Everything one NM SpMM launch needs. The A side is the plan's copy: values re-laid out as
+/// a_t[kc_pad][rows_pad] (slot-major, zero padding) and the stage-relative rows ridx.
+struct SpmmArgs {
+  int64_t m = 0, n = 0, k = 0;          ///< C is m x n, reduction over k
+  int64_t l = 0;                        ///< rows per group
+  int w_s = 0, k_s = 0, rows_s = 0;     ///< stage: slots, B rows spanned, B rows held in smem
+  int stages = 0;                       ///< stages of the whole reduction
+  int stages_per_split = 0, split = 1;  ///< split-K: blockIdx.z takes stages_per_split stages
+  const float* a_t = nullptr;           ///< [kc_pad][rows_pad]
+  int64_t rows_pad = 0, kc_pad = 0;
+  const uint16_t* ridx = nullptr;       ///< [rows_pad / l][kc_pad]
+  bool packing = false;
+  const uint16_t* col_info = nullptr;   ///< [tiles][stages][pack_capacity] (packing)
+  const int32_t* col_count = nullptr;   ///< [tiles][stages] (packing)
+  int pack_capacity = 0;
+  DenseView B{}, C{};
+  Scalars scalars{};
+  float* workspace = nullptr;  ///< split > 1: split partial products of C, in C's order, ld m or n
+};
+
+/// Dynamic shared memory of a launch (both pipeline stages).
+int64_t spmm_smem_bytes(TileId tile, const SpmmArgs& a);
+/// Workspace bytes a split-K launch needs (0 without split).
+int64_t spmm_workspace_bytes(const SpmmArgs& a);
+
+/// Queues C = alpha * A * B + beta * C with the given tile (and, when split > 1, the reduction).
+cudaError_t spmm(TileId tile, const SpmmArgs& a, cudaStream_t stream);
+
+/// Loads every kernel of the family now and allows them `smem_optin` bytes of dynamic shared
+/// memory (with CUDA's lazy loading the first launch of a kernel could block: analyze calls this).
+cudaError_t spmm_load(size_t smem_optin);
+
+/// a_t[u][r] = values[r * kc + u] for r < rows, u < kc (the rest of a_t is left as it is).
+struct RelayoutArgs {
+  int64_t rows = 0, kc = 0, rows_pad = 0;
+  const float* values = nullptr;
+  float* a_t = nullptr;
+};
+cudaError_t relayout_values(const RelayoutArgs& a, cudaStream_t stream);
+cudaError_t relayout_load();
+
+/// Device pruning (spxPruneNM / spxCheckNM): the same result as the host's prune_nm / fits_nm.
+struct PruneArgs {
+  int64_t rows = 0, cols = 0, ld = 0;
+  const float* dense = nullptr;
+  spxOrder_t order = SPX_ORDER_ROW;
+  int64_t n = 0, m = 0, l = 0;
+  float* values = nullptr;     ///< rows x kc
+  int32_t* indices = nullptr;  ///< (rows / l) x kc
+  double* norms = nullptr;     ///< scratch: (rows / l) x cols squared group norms
+};
+cudaError_t prune(const PruneArgs& a, cudaStream_t stream);
+/// Sets *violation (device int, zeroed by the caller) to 1 when some (group, window) uses more
+/// than n columns.
+cudaError_t check(const PruneArgs& a, int* violation, cudaStream_t stream);
+cudaError_t prune_load();
+
+}  // namespace spx::kernels::nm

@@ -1,0 +1,351 @@
+// The NM SpMM kernel: one template over the tile configurations of config.hpp, instantiated in
+// spmm_tiles_*.cu. Design (NM-SpMM, adapted to a sparse LEFT operand; see README.md):
+//
+//  * Hierarchical blocking. A block computes BM x BN of C. The reduction is cut into stages of
+//    w_s compressed slots (= W windows = k_s columns of A / rows of B). Per stage the block holds
+//    in shared memory: the A values [w_s][BM] (the plan stores them slot-major, so these are
+//    straight 16-byte copies), the B rows the stage needs [rows_s][BN + 4], and the stage-relative
+//    row of every (group, slot) [groups][w_s] (uint16).
+//  * Sparsity-aware loads. Non-packing: the B buffer holds all k_s rows of the stage (rows past k
+//    zero-filled) and a slot reads row (u / N) * M + index. Packing: it holds only the rows named
+//    by col_info for (pack tile, stage), and a slot reads the position the planner re-ordered its
+//    index to. Same compute loop for both; only the B loader differs.
+//  * Thread inner kernel: per slot, TM values of A (LDS.128 from the A buffer, contiguous rows)
+//    times TN values of B (LDS.128 chunks of the group's row) as a register outer product of
+//    TM * TN FFMA. Slot rows come two at a time from one 32-bit shared load of the index buffer.
+//  * Bank conflicts. A warp reads 4 (or 8) distinct 16-byte A chunks that lie in one 128-byte
+//    line; its B chunks are 8 consecutive 16-byte chunks of one row (one group per warp when
+//    L >= 32). B rows are padded to BN + 4 floats so the column-major loader (8 consecutive rows
+//    x 4 columns per warp, 4-byte copies) writes 32 distinct banks.
+//  * Pipeline: double-buffered stages filled by cp.async (16-byte .cg for A and row-major B,
+//    4-byte .ca for the index rows, column-major B and unaligned edges, zero-fill past the
+//    matrix), one commit group and one barrier per stage, the next stage in flight while this
+//    one is computed. A packed stage carries the col_info list of the stage after it, so the B
+//    copies of a stage are issued from shared memory without a dependent global load. Within a
+//    stage the next slot's fragments are loaded while the current slot's FFMA run.
+//  * Split-K: blockIdx.z takes a contiguous range of stages and writes its partial product to the
+//    workspace; a reduction kernel then applies alpha and beta once (deterministic order).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/common/elements.cuh"
+#include "kernels/nm/launch.hpp"
+
+namespace spx::kernels::nm::detail {
+
+__device__ __forceinline__ unsigned smem_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+/// 16-byte asynchronous copy global -> shared, bypassing L1; src_bytes < 16 zero-fills the rest.
+__device__ __forceinline__ void cp_async16(void* dst, const void* src, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(dst)), "l"(src),
+               "r"(src_bytes)
+               : "memory");
+}
+
+/// 4-byte asynchronous copy (through L1: neighbouring threads share the sectors).
+__device__ __forceinline__ void cp_async4(void* dst, const void* src, int src_bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_address(dst)), "l"(src),
+               "r"(src_bytes)
+               : "memory");
+}
+
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+
+template <int Pending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
+}
+
+__host__ __device__ __forceinline__ int align16_int(int bytes) { return (bytes + 15) & ~15; }
+
+/// Pointers into one stage buffer.
+struct StageBuffer {
+  float* a;            ///< [w_s][BM]
+  float* b;            ///< [rows_s][BN + 4]
+  uint16_t* idx;       ///< [groups][w_s]
+  int32_t* next_rows;  ///< packing: row count of the next stage's col_info list
+  uint16_t* next_list; ///< packing: the next stage's col_info list [pack_capacity]
+};
+
+/// Issues the copies of one stage into `sb`. Packing: `rows` / `col_info` are this stage's list
+/// (read from the previous stage's buffer, or from global memory for the first stage), and the
+/// next stage's list is copied along into `sb`.
+template <class T>
+__device__ __forceinline__ void load_stage(const SpmmArgs& a, const StageBuffer& sb, int stage,
+                                           int64_t m0, int64_t n0, int groups, bool b_row_major,
+                                           bool b_vec4, int rows, const uint16_t* col_info) {
+  const int tid = threadIdx.x;
+  const int w_s = a.w_s;
+
+  // A values: w_s rows of BM floats, slot-major in the plan (padded: no predicates). The thread
+  // count is a multiple of the chunks per row, so a thread copies one fixed chunk column.
+  constexpr int kAChunks = T::kBM / 4, kARowStep = T::kThreads / kAChunks;
+  {
+    const int c = tid % kAChunks;
+    int u = tid / kAChunks;
+    const float* src = a.a_t + (static_cast<int64_t>(stage) * w_s + u) * a.rows_pad + m0 + c * 4;
+    float* dst = sb.a + u * T::kBM + c * 4;
+    for (; u < w_s; u += kARowStep) {
+      cp_async16(dst, src, 16);
+      src += kARowStep * a.rows_pad;
+      dst += kARowStep * T::kBM;
+    }
+  }
+
+  // Stage-relative rows of the block's groups: w_s uint16 per group, copied as pairs.
+  const int pairs = w_s / 2;
+  const uint16_t* i_src = a.ridx + (m0 / a.l) * a.kc_pad + static_cast<int64_t>(stage) * w_s;
+  for (int i = tid; i < groups * pairs; i += T::kThreads) {
+    const int g = i / pairs, p = i - g * pairs;
+    cp_async4(sb.idx + g * w_s + 2 * p, i_src + g * a.kc_pad + 2 * p, 4);
+  }
+
+  // The next stage's col_info list (packing), for the copies issued one stage from now.
+  if (a.packing && stage + 1 < a.stages) {
+    const int64_t list = (m0 / kPackTileRows) * a.stages + stage + 1;
+    if (tid == 0) cp_async4(sb.next_rows, a.col_count + list, 4);
+    const uint16_t* src = a.col_info + list * a.pack_capacity;
+    for (int i = tid; i < a.pack_capacity / 2; i += T::kThreads)
+      cp_async4(sb.next_list + 2 * i, src + 2 * i, 4);
+  }
+
+  // B rows: all k_s rows of the stage, or the pack tile's col_info list.
+  const int64_t k_base = static_cast<int64_t>(stage) * a.k_s;
+  const float* B = static_cast<const float*>(a.B.ptr);
+  const int64_t ldb = a.B.ld;
+  if (b_row_major) {
+    // One row = BN / 4 chunks of 16 bytes; a thread copies one fixed chunk column.
+    constexpr int kBChunks = T::kBN / 4, kBRowStep = T::kThreads / kBChunks;
+    const int c = tid % kBChunks;
+    const int64_t col = n0 + c * 4;
+    const bool whole = b_vec4 && col + 4 <= a.n;  // a 16-byte copy; else 4-byte ones
+    for (int r = tid / kBChunks; r < rows; r += kBRowStep) {
+      const int64_t kk = k_base + (col_info ? col_info[r] : r);
+      float* dst = sb.b + r * T::kBRowStride + c * 4;
+      const bool row_ok = kk < a.k;
+      if (whole) {
+        cp_async16(dst, row_ok ? B + kk * ldb + col : B, row_ok ? 16 : 0);
+      } else {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const bool ok = row_ok && col + e < a.n;
+          cp_async4(dst + e, ok ? B + kk * ldb + col + e : B, ok ? 4 : 0);
+        }
+      }
+    }
+  } else {
+    // Column-major B: a warp copies 8 consecutive rows (one 32-byte sector per column) of 4
+    // columns; with rows padded to BN + 4 floats the 32 shared words land in 32 distinct banks.
+    constexpr int kColGroups = T::kBN / 4, kWarps = T::kThreads / 32;
+    const int lane = tid & 31, r_lo = lane & 7, c_lo = lane >> 3;
+    const int blocks = (rows + 7) / 8 * kColGroups;
+    for (int blk = tid >> 5; blk < blocks; blk += kWarps) {
+      const int r = (blk / kColGroups) * 8 + r_lo, c = (blk % kColGroups) * 4 + c_lo;
+      if (r < rows) {
+        const int64_t kk = k_base + (col_info ? col_info[r] : r);
+        const int64_t col = n0 + c;
+        const bool ok = kk < a.k && col < a.n;
+        cp_async4(sb.b + r * T::kBRowStride + c, ok ? B + kk + col * ldb : B, ok ? 4 : 0);
+      }
+    }
+  }
+}
+
+template <int Count>
+__device__ __forceinline__ void load_floats(float (&dst)[Count], const float* src) {
+#pragma unroll
+  for (int i = 0; i < Count; i += 4) {
+    const float4 v = *reinterpret_cast<const float4*>(src + i);
+    dst[i] = v.x;
+    dst[i + 1] = v.y;
+    dst[i + 2] = v.z;
+    dst[i + 3] = v.w;
+  }
+}
+
+template <class T>
+__device__ __forceinline__ void load_b(float (&dst)[T::kTN], const float* row) {
+#pragma unroll
+  for (int c = 0; c < T::kChunks; ++c) {
+    const float4 v = *reinterpret_cast<const float4*>(row + c * T::kChunkStride);
+    dst[4 * c] = v.x;
+    dst[4 * c + 1] = v.y;
+    dst[4 * c + 2] = v.z;
+    dst[4 * c + 3] = v.w;
+  }
+}
+
+template <class T>
+__device__ __forceinline__ void outer_product(float (&acc)[T::kTM][T::kTN], const float (&av)[T::kTM],
+                                              const float (&bv)[T::kTN]) {
+#pragma unroll
+  for (int i = 0; i < T::kTM; ++i)
+#pragma unroll
+    for (int j = 0; j < T::kTN; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
+}
+
+/// The thread inner kernel over one stage (the paper's SMBlock, Listing 4): the fragments of the
+/// next slot are loaded while the current slot's TM * TN FFMA run (two register sets, slots taken
+/// in pairs: w_s is even), and the next pair of rows is read one pair ahead.
+template <class T>
+__device__ __forceinline__ void compute_stage(const StageBuffer& sb, int w_s, int ty, int tx, int group,
+                                              float (&acc)[T::kTM][T::kTN]) {
+  const float* as = sb.a + ty * T::kTM;
+  const float* bs = sb.b + tx * 4;
+  const uint32_t* rows = reinterpret_cast<const uint32_t*>(sb.idx + group * w_s);
+  const int last_pair = w_s / 2 - 1;
+  float a0[T::kTM], a1[T::kTM], b0[T::kTN], b1[T::kTN];
+  uint32_t pair = rows[0];
+  load_floats<T::kTM>(a0, as);
+  load_b<T>(b0, bs + (pair & 0xFFFFu) * T::kBRowStride);
+#pragma unroll 1
+  for (int u = 0; u < w_s; u += 2) {
+    const uint32_t next = rows[min((u >> 1) + 1, last_pair)];
+    load_floats<T::kTM>(a1, as + (u + 1) * T::kBM);
+    load_b<T>(b1, bs + (pair >> 16) * T::kBRowStride);
+    outer_product<T>(acc, a0, b0);
+    // The first slot of the next pair (on the last pair: a harmless reload of valid rows).
+    load_floats<T::kTM>(a0, as + min(u + 2, w_s - 2) * T::kBM);
+    load_b<T>(b0, bs + (next & 0xFFFFu) * T::kBRowStride);
+    outer_product<T>(acc, a1, b1);
+    pair = next;
+  }
+}
+
+template <class T>
+__global__ void __launch_bounds__(T::kThreads, T::kMinBlocks) spmm_kernel(const SpmmArgs a) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int ty = (warp / T::kWarpsX) * T::kWarpRows + lane / T::kWarpCols;
+  const int tx = (warp % T::kWarpsX) * T::kWarpCols + lane % T::kWarpCols;
+  const int64_t m0 = static_cast<int64_t>(blockIdx.x) * T::kBM;
+  const int64_t n0 = static_cast<int64_t>(blockIdx.y) * T::kBN;
+  const int groups = T::kBM >= a.l ? static_cast<int>(T::kBM / a.l) : 1;
+  const int group = static_cast<int>((ty * T::kTM) / a.l);  // the thread's group in the block
+
+  const int a_bytes = align16_int(a.w_s * T::kBM * 4);
+  const int b_bytes = align16_int(a.rows_s * T::kBRowStride * 4);
+  const int i_bytes = align16_int(groups * a.w_s * 2);
+  const int c_bytes = a.packing ? 16 + align16_int(a.pack_capacity * 2) : 0;
+  const int stage_bytes = a_bytes + b_bytes + i_bytes + c_bytes;
+  auto buffer = [&](int which) {
+    unsigned char* base = smem + which * stage_bytes;
+    unsigned char* ci = base + a_bytes + b_bytes + i_bytes;
+    return StageBuffer{reinterpret_cast<float*>(base), reinterpret_cast<float*>(base + a_bytes),
+                       reinterpret_cast<uint16_t*>(base + a_bytes + b_bytes),
+                       reinterpret_cast<int32_t*>(ci), reinterpret_cast<uint16_t*>(ci + 16)};
+  };
+
+  const bool b_row_major = a.B.order == SPX_ORDER_ROW;
+  const bool b_vec4 = b_row_major && (a.B.ld % 4 == 0) &&
+                      (reinterpret_cast<uintptr_t>(a.B.ptr) % 16 == 0);
+  const int s_begin = blockIdx.z * a.stages_per_split;
+  const int s_end = min(a.stages, s_begin + a.stages_per_split);
+
+  float acc[T::kTM][T::kTN];
+#pragma unroll
+  for (int i = 0; i < T::kTM; ++i)
+#pragma unroll
+    for (int j = 0; j < T::kTN; ++j) acc[i][j] = 0.0f;
+
+  if (s_begin < s_end) {
+    int rows = a.k_s;
+    const uint16_t* col_info = nullptr;
+    if (a.packing) {
+      const int64_t list = (m0 / kPackTileRows) * a.stages + s_begin;
+      rows = __ldg(a.col_count + list);
+      col_info = a.col_info + list * a.pack_capacity;
+    }
+    load_stage<T>(a, buffer(0), s_begin, m0, n0, groups, b_row_major, b_vec4, rows, col_info);
+    cp_async_commit();
+    for (int s = s_begin; s < s_end; ++s) {
+      const int cur = (s - s_begin) & 1;
+      const StageBuffer here = buffer(cur);
+      cp_async_wait<0>();
+      // One barrier per stage: stage s has landed for every thread, and every thread is done
+      // with stage s - 1, whose buffer the copies of stage s + 1 now overwrite.
+      __syncthreads();
+      if (s + 1 < s_end) {
+        if (a.packing) {
+          rows = *here.next_rows;
+          col_info = here.next_list;
+        }
+        load_stage<T>(a, buffer(cur ^ 1), s + 1, m0, n0, groups, b_row_major, b_vec4, rows, col_info);
+        cp_async_commit();
+      }
+      compute_stage<T>(here, a.w_s, ty, tx, group, acc);
+    }
+  }
+
+  // Epilogue. Column c of the thread's chunk q is n0 + tx * 4 + q * kChunkStride + c.
+  const int64_t r0 = m0 + ty * T::kTM;
+  const int64_t c0 = n0 + tx * 4;
+  const bool c_row_major = a.C.order == SPX_ORDER_ROW;
+  if (a.split > 1) {
+    float* ws = a.workspace + static_cast<int64_t>(blockIdx.z) * a.m * a.n;
+#pragma unroll
+    for (int i = 0; i < T::kTM; ++i)
+#pragma unroll
+      for (int j = 0; j < T::kTN; ++j) {
+        const int64_t r = r0 + i, col = c0 + (j / 4) * T::kChunkStride + (j % 4);
+        if (r < a.m && col < a.n) ws[c_row_major ? r * a.n + col : r + col * a.m] = acc[i][j];
+      }
+    return;
+  }
+  const float alpha = alpha_float(a.scalars), beta = beta_float(a.scalars);
+  float* C = static_cast<float*>(a.C.ptr);
+  const int64_t ldc = a.C.ld;
+  if (c_row_major) {
+#pragma unroll
+    for (int i = 0; i < T::kTM; ++i)
+#pragma unroll
+      for (int j = 0; j < T::kTN; ++j) {
+        const int64_t r = r0 + i, col = c0 + (j / 4) * T::kChunkStride + (j % 4);
+        if (r < a.m && col < a.n) {
+          float* out = C + r * ldc + col;
+          float v = alpha * acc[i][j];
+          if (beta != 0.0f) v = fmaf(beta, *out, v);
+          *out = v;
+        }
+      }
+  } else {
+#pragma unroll
+    for (int j = 0; j < T::kTN; ++j)
+#pragma unroll
+      for (int i = 0; i < T::kTM; ++i) {
+        const int64_t r = r0 + i, col = c0 + (j / 4) * T::kChunkStride + (j % 4);
+        if (r < a.m && col < a.n) {
+          float* out = C + r + col * ldc;
+          float v = alpha * acc[i][j];
+          if (beta != 0.0f) v = fmaf(beta, *out, v);
+          *out = v;
+        }
+      }
+  }
+}
+
+/// Launches one tile's kernel (instantiated in spmm_tiles_*.cu).
+template <class T>
+cudaError_t launch_tile(const SpmmArgs& a, int64_t smem_bytes, cudaStream_t stream) {
+  const dim3 grid(static_cast<unsigned>((a.m + T::kBM - 1) / T::kBM),
+                  static_cast<unsigned>((a.n + T::kBN - 1) / T::kBN), static_cast<unsigned>(a.split));
+  spmm_kernel<T><<<grid, T::kThreads, static_cast<size_t>(smem_bytes), stream>>>(a);
+  return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t load_tile(size_t smem_optin) {
+  cudaFuncAttributes attr;
+  cudaError_t err = cudaFuncGetAttributes(&attr, spmm_kernel<T>);
+  if (err != cudaSuccess) return err;
+  err = cudaFuncSetAttribute(spmm_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(smem_optin));
+  if (err != cudaSuccess) return err;
+  return cudaFuncSetAttribute(spmm_kernel<T>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                              cudaSharedmemCarveoutMaxShared);
+}
+
+}  // namespace spx::kernels::nm::detail

@@ -1,0 +1,181 @@
+// ELL family host planning: the HYB width rule, the plan layout (row-major ELL part + CSR tail,
+// slot map, 16-bit indices), the near-uniform rule for CSR inputs, and the configuration rule.
+#include <catch2/catch.hpp>
+
+#include <numeric>
+#include <vector>
+
+#include "kernels/ell/config.hpp"
+#include "planning/ell_layout.hpp"
+#include "planning/to_csr.hpp"
+
+using namespace spx::plan;
+namespace ek = spx::kernels::ell;
+
+namespace {
+
+/// CSR structure with the given row lengths; row r's columns are (r + 3 j) % cols, slot = entry.
+CsrStructure csr_with_lengths(const std::vector<int32_t>& lengths, int64_t cols) {
+  CsrStructure c;
+  c.rows = static_cast<int64_t>(lengths.size());
+  c.cols = cols;
+  c.row_ptr.push_back(0);
+  for (size_t r = 0; r < lengths.size(); ++r) {
+    for (int32_t j = 0; j < lengths[r]; ++j) c.col_ind.push_back(static_cast<int32_t>((r + 3 * j) % cols));
+    c.row_ptr.push_back(static_cast<int32_t>(c.col_ind.size()));
+  }
+  c.slot.resize(c.col_ind.size());
+  std::iota(c.slot.begin(), c.slot.end(), 0);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("HYB width: uniform rows keep their width and no padding", "[ell]") {
+  const std::vector<int32_t> len(100, 410);
+  CHECK(choose_hyb_width(len) == 410);
+  CHECK(ell_padding(len, 410) == 0);
+  CHECK(choose_hyb_width(std::vector<int32_t>(7, 10)) == 10);
+  CHECK(choose_hyb_width(std::vector<int32_t>(5, 0)) == 0);
+  CHECK(choose_hyb_width({}) == 0);
+}
+
+TEST_CASE("HYB width: a few long rows overflow, padding stays <= 25 %", "[ell]") {
+  std::vector<int32_t> len(64, 20);
+  len[3] = 200;
+  len[40] = 150;
+  const int64_t nnz = std::accumulate(len.begin(), len.end(), int64_t{0});
+  const int64_t w = choose_hyb_width(len);
+  CHECK(w >= 20);
+  CHECK(ell_padding(len, w) <= nnz / 4);
+  CHECK(ell_padding(len, w + 1) > nnz / 4);  // the largest width within the bound
+}
+
+TEST_CASE("HYB width: padding bound holds on ragged rows", "[ell]") {
+  std::vector<int32_t> len;
+  for (int r = 0; r < 97; ++r) len.push_back((r * 37) % 23 + (r % 5 == 1 ? 0 : 5));
+  const int64_t nnz = std::accumulate(len.begin(), len.end(), int64_t{0});
+  const int64_t w = choose_hyb_width(len);
+  CHECK(static_cast<double>(ell_padding(len, w)) <= 0.25 * static_cast<double>(nnz));
+}
+
+TEST_CASE("layout: ELL part row-major, tail CSR, slot map, sorted columns", "[ell]") {
+  // 4 rows of lengths 3, 3, 0, 9 over 16 columns; unsorted columns in row 0.
+  CsrStructure c;
+  c.rows = 4;
+  c.cols = 16;
+  c.row_ptr = {0, 3, 6, 6, 15};
+  c.col_ind = {9, 2, 5, 1, 4, 7, 0, 1, 2, 3, 4, 5, 6, 7, 8};
+  c.slot = {100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114};
+  const EllLayout l = plan_ell_layout(c);
+  // padding(3) = 3 (empty row) <= 0.25 * 15; padding(4) = 1 + 1 + 4 = 6 > 3.75.
+  REQUIRE(l.width == 3);
+  CHECK(l.nnz == 15);
+  CHECK(l.overflow == 6);
+  CHECK(l.padding() == 3);
+  CHECK(l.slots() == 4 * 3 + 6);
+  CHECK(l.col.size() == static_cast<size_t>(l.slots() + kEllArrayPad));
+  CHECK(l.index16);
+  CHECK(l.row_len == std::vector<int32_t>{3, 3, 0, 3});
+  // Row 0 sorted by column: 2 (slot 101), 5 (102), 9 (100).
+  CHECK(l.col[0] == 2);
+  CHECK(l.col[1] == 5);
+  CHECK(l.col[2] == 9);
+  CHECK(l.src_slot[0] == 101);
+  CHECK(l.src_slot[1] == 102);
+  CHECK(l.src_slot[2] == 100);
+  // Row 2 is all padding.
+  for (int j = 0; j < 3; ++j) CHECK(l.src_slot[2 * 3 + j] == -1);
+  // Row 3: columns 0..2 in the ELL part, 3..8 in the tail.
+  CHECK(l.col[9] == 0);
+  CHECK(l.col[11] == 2);
+  REQUIRE(l.tail_ptr == std::vector<int32_t>{0, 0, 0, 0, 6});
+  for (int t = 0; t < 6; ++t) {
+    CHECK(l.col[12 + t] == 3 + t);
+    CHECK(l.src_slot[12 + t] == 109 + t);
+  }
+  for (int p = 0; p < kEllArrayPad; ++p) CHECK(l.src_slot[l.slots() + p] == -1);
+  CHECK(l.col16()[2] == 9);
+}
+
+TEST_CASE("layout: no tail for uniform rows, 32-bit indices past 65536 columns", "[ell]") {
+  const EllLayout a = plan_ell_layout(csr_with_lengths(std::vector<int32_t>(9, 5), 65536));
+  CHECK(a.index16);
+  CHECK(a.width == 5);
+  CHECK(a.overflow == 0);
+  CHECK(a.tail_ptr.empty());
+  CHECK(a.padding() == 0);
+  const EllLayout b = plan_ell_layout(csr_with_lengths(std::vector<int32_t>(9, 5), 65537));
+  CHECK_FALSE(b.index16);
+}
+
+TEST_CASE("layout: every entry appears exactly once", "[ell]") {
+  std::vector<int32_t> len;
+  for (int r = 0; r < 50; ++r) len.push_back(r % 7 == 0 ? 40 : 8 + r % 3);
+  const CsrStructure c = csr_with_lengths(len, 64);
+  const EllLayout l = plan_ell_layout(c);
+  std::vector<int> seen(c.col_ind.size(), 0);
+  for (int64_t s = 0; s < l.slots(); ++s)
+    if (l.src_slot[s] >= 0) {
+      ++seen[l.src_slot[s]];
+      CHECK(l.col[s] == c.col_ind[l.src_slot[s]]);
+    }
+  for (int v : seen) CHECK(v == 1);
+  CHECK(static_cast<double>(l.padding()) <= 0.25 * static_cast<double>(l.nnz));
+}
+
+TEST_CASE("near-uniform rule for CSR inputs", "[ell]") {
+  CHECK(ell_near_uniform(csr_with_lengths(std::vector<int32_t>(32, 12), 64)).empty());
+  std::vector<int32_t> few_long(64, 20);
+  few_long[5] = 60;
+  CHECK(ell_near_uniform(csr_with_lengths(few_long, 64)).empty());
+  std::vector<int32_t> skewed(64, 2);
+  for (int r = 0; r < 64; r += 4) skewed[r] = 60;
+  CHECK_FALSE(ell_near_uniform(csr_with_lengths(skewed, 64)).empty());
+  CHECK_FALSE(ell_near_uniform(csr_with_lengths(std::vector<int32_t>(8, 0), 64)).empty());
+}
+
+TEST_CASE("configuration rule: decode shapes split slots, large n tiles rows", "[ell]") {
+  ek::EllShape s;
+  s.m = 4096;
+  s.k = 4096;
+  s.width = 410;
+  s.value_bytes = 2;
+  for (int64_t n : {1, 7, 8, 16}) {
+    s.n = n;
+    const ek::EllConfig c = ek::choose_config(s);
+    CHECK(c.kind == ek::KernelKind::SlotSplit);
+    CHECK(c.nt >= n);
+    CHECK(c.lanes == 32);
+  }
+  s.n = 1024;
+  ek::EllConfig c = ek::choose_config(s);
+  CHECK(c.kind == ek::KernelKind::RowTile);
+  CHECK(c.vn == 8);
+  CHECK_FALSE(c.transpose_b);
+  s.b_row_major = false;
+  CHECK(ek::choose_config(s).transpose_b);
+  s.n = 33;
+  s.value_bytes = 4;
+  CHECK(ek::choose_config(s).vn == 2);
+  // Candidates: the rule's choice first, all distinct, both kernels offered.
+  for (int64_t n : {1, 16, 130, 1024}) {
+    s.n = n;
+    const auto cands = ek::candidate_configs(s);
+    REQUIRE(!cands.empty());
+    CHECK(cands[0] == ek::choose_config(s));
+    bool slot = false, tile = false;
+    for (size_t i = 0; i < cands.size(); ++i) {
+      slot |= cands[i].kind == ek::KernelKind::SlotSplit;
+      tile |= cands[i].kind == ek::KernelKind::RowTile;
+      for (size_t j = i + 1; j < cands.size(); ++j) CHECK_FALSE(cands[i] == cands[j]);
+    }
+    CHECK(slot);
+    CHECK(tile);
+  }
+  // Small m: more lanes per row to fill the SMs.
+  s.m = 64;
+  s.n = 8;
+  s.width = 16;
+  CHECK(ek::slot_lanes_for(s) == 32);
+}

@@ -1,0 +1,302 @@
+// Host planning of the NM family (spx::plan nm_layout, kernels/nm/config.hpp): index validation,
+// stage geometry, the stage-relative rows (ridx) and col_info of packed loads on hand-checked
+// cases and on random patterns (every slot must map back to its column of A), metadata overhead
+// within 10 % of the values, the packing decision of the Eq. 3 model, and the tile choice.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "kernels/nm/config.hpp"
+#include "planning/nm_layout.hpp"
+
+namespace plan = spx::plan;
+namespace knm = spx::kernels::nm;
+
+namespace {
+
+plan::NmDims dims(int64_t rows, int64_t cols, int64_t n, int64_t m, int64_t l) {
+  plan::NmDims d;
+  d.rows = rows;
+  d.cols = cols;
+  d.n = n;
+  d.m = m;
+  d.l = l;
+  return d;
+}
+
+/// Random valid indices: per (group, window) n sorted distinct positions of m.
+std::vector<int32_t> random_indices(const plan::NmDims& d, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<int32_t> idx(static_cast<size_t>(d.groups() * d.kc()));
+  std::vector<int32_t> perm(static_cast<size_t>(d.m));
+  for (int64_t g = 0; g < d.groups(); ++g)
+    for (int64_t w = 0; w < d.cols / d.m; ++w) {
+      for (int64_t i = 0; i < d.m; ++i) perm[i] = static_cast<int32_t>(i);
+      for (int64_t i = 0; i < d.n; ++i) std::swap(perm[i], perm[i + rng() % (d.m - i)]);
+      std::sort(perm.begin(), perm.begin() + d.n);
+      for (int64_t i = 0; i < d.n; ++i) idx[g * d.kc() + w * d.n + i] = perm[i];
+    }
+  return idx;
+}
+
+template <class F>
+void require_invalid(F&& f, const std::string& part) {
+  try {
+    f();
+    FAIL("expected INVALID_VALUE containing \"" << part << "\"");
+  } catch (const spx::Error& e) {
+    INFO(e.what());
+    CHECK(e.status() == SPX_STATUS_INVALID_VALUE);
+    CHECK(std::string(e.what()).find(part) != std::string::npos);
+  }
+}
+
+/// Every real (group, slot) of the layout reads the B row of its column of A.
+void check_layout_maps_back(const plan::NmDims& d, const std::vector<int32_t>& idx,
+                            const plan::NmStaging& s, const plan::NmIndexLayout& lay) {
+  const int64_t kc = d.kc();
+  int64_t bad = 0;
+  for (int64_t g = 0; g < d.groups(); ++g) {
+    const int64_t tile = g * d.l / knm::kPackTileRows;
+    for (int64_t u = 0; u < s.kc_pad; ++u) {
+      const int64_t st = u / s.w_s;
+      const int64_t r = lay.ridx[g * s.kc_pad + u];
+      int64_t row = r;  // stage-relative B row
+      if (lay.packing) {
+        const int64_t list = tile * s.stages + st;
+        if (r >= lay.col_count[list]) {
+          ++bad;
+          continue;
+        }
+        row = lay.col_info[list * lay.pack_capacity + r];
+      }
+      const int64_t uu = u < kc ? u : st * s.w_s;  // padding slots repeat the stage's first slot
+      const int64_t want = (uu / d.n) * d.m + idx[g * kc + uu];
+      bad += (st * s.k_s + row) != want;
+    }
+  }
+  CHECK(bad == 0);
+  if (lay.packing) {
+    for (int64_t list = 0; list < static_cast<int64_t>(lay.col_count.size()); ++list) {
+      const int64_t count = lay.col_count[list];
+      REQUIRE(count <= lay.pack_capacity);
+      for (int64_t i = 1; i < count; ++i)
+        CHECK(lay.col_info[list * lay.pack_capacity + i] > lay.col_info[list * lay.pack_capacity + i - 1]);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("NM indices are validated", "[nm][layout]") {
+  const plan::NmDims d = dims(16, 8, 2, 4, 16);  // one group, two windows, kc 4
+  const std::vector<int32_t> good = {0, 3, 1, 2};
+  CHECK_NOTHROW(plan::validate_nm_indices(d, good.data()));
+  require_invalid([&] { plan::validate_nm_indices(d, std::vector<int32_t>{0, 4, 1, 2}.data()); },
+                  "outside [0, 4)");
+  require_invalid([&] { plan::validate_nm_indices(d, std::vector<int32_t>{0, 3, -1, 2}.data()); },
+                  "outside");
+  require_invalid([&] { plan::validate_nm_indices(d, std::vector<int32_t>{2, 2, 1, 2}.data()); },
+                  "not greater");
+  // A new window may restart lower.
+  CHECK_NOTHROW(plan::validate_nm_indices(d, std::vector<int32_t>{2, 3, 0, 1}.data()));
+}
+
+TEST_CASE("NM stage geometry pads slots and rows", "[nm][layout]") {
+  const plan::NmStaging s = plan::nm_staging(dims(48, 72, 3, 8, 16), 2, 128);
+  // kc = 72 / 8 * 3 = 27; w_s = 6, k_s = 16, stages = 5, kc_pad = 30.
+  CHECK(s.w_s == 6);
+  CHECK(s.k_s == 16);
+  CHECK(s.stages == 5);
+  CHECK(s.kc_pad == 30);
+  CHECK(s.rows_pad == 128);
+  CHECK(s.groups_pad == 8);
+  const plan::NmStaging empty = plan::nm_staging(dims(0, 0, 1, 4, 32), 4, 128);
+  CHECK(empty.stages == 0);
+  CHECK(empty.rows_pad == 0);
+}
+
+TEST_CASE("NM non-packing rows, hand-checked", "[nm][layout]") {
+  // 2:4, one group of 16 rows, 4 windows (kc 8); two windows per stage (w_s 4, k_s 8).
+  const plan::NmDims d = dims(16, 16, 2, 4, 16);
+  const std::vector<int32_t> idx = {0, 2, 1, 3, 0, 1, 2, 3};
+  const plan::NmStaging s = plan::nm_staging(d, 2, 128);
+  const plan::NmIndexLayout lay = plan::nm_build_layout(d, idx.data(), s, false, 128, 0);
+  REQUIRE(lay.ridx.size() == static_cast<size_t>(s.groups_pad * s.kc_pad));
+  const std::vector<uint16_t> first(lay.ridx.begin(), lay.ridx.begin() + 8);
+  CHECK(first == std::vector<uint16_t>{0, 2, 5, 7, 0, 1, 6, 7});
+  CHECK(lay.col_info.empty());
+  check_layout_maps_back(d, idx, s, lay);
+}
+
+TEST_CASE("NM packing: col_info is the union, indices re-ordered into it", "[nm][layout]") {
+  // 1:4, two groups (L 16) in one pack tile, 4 windows, 2 windows per stage (w_s 2, k_s 8).
+  const plan::NmDims d = dims(32, 16, 1, 4, 16);
+  const std::vector<int32_t> idx = {3, 1, 0, 2,    // group 0: columns 3, 5 | 8, 14
+                                    3, 2, 1, 2};   // group 1: columns 3, 6 | 9, 14
+  const plan::NmStaging s = plan::nm_staging(d, 2, 128);
+  const int64_t cap = knm::pack_capacity(d.l, s.w_s, s.k_s);
+  CHECK(cap == 8);  // min(k_s 8, 8 groups per 128-row tile x 2 slots)
+  const plan::NmUnionStats st = plan::nm_union_stats(d, idx.data(), s, 128);
+  CHECK(st.max_rows == 3);
+  CHECK(st.mean_rows == Approx(3.0));
+  const plan::NmIndexLayout lay = plan::nm_build_layout(d, idx.data(), s, true, 128, cap);
+  REQUIRE(lay.col_count.size() == 2);
+  CHECK(lay.col_count[0] == 3);  // stage rows {3, 5, 6}
+  CHECK(lay.col_count[1] == 3);  // stage rows {0, 1, 6} (columns 8, 9, 14)
+  CHECK(std::vector<uint16_t>(lay.col_info.begin(), lay.col_info.begin() + 3) ==
+        std::vector<uint16_t>{3, 5, 6});
+  CHECK(std::vector<uint16_t>(lay.col_info.begin() + cap, lay.col_info.begin() + cap + 3) ==
+        std::vector<uint16_t>{0, 1, 6});
+  const int64_t kp = s.kc_pad;
+  CHECK(std::vector<uint16_t>(lay.ridx.begin(), lay.ridx.begin() + 4) ==
+        std::vector<uint16_t>{0, 1, 0, 2});
+  CHECK(std::vector<uint16_t>(lay.ridx.begin() + kp, lay.ridx.begin() + kp + 4) ==
+        std::vector<uint16_t>{0, 2, 1, 2});
+  check_layout_maps_back(d, idx, s, lay);
+}
+
+TEST_CASE("NM layouts map every slot back to its column (random patterns)", "[nm][layout]") {
+  uint64_t seed = 1;
+  for (int64_t m : {4, 8, 16, 32, 64, 128})
+    for (int64_t l : {16, 32, 64, 128})
+      for (int64_t n : {int64_t{1}, m / 2 + 1, m - 1, m}) {
+        if (n < 1 || n > m) continue;
+        // rows: two pack tiles, the second partial; cols: a tail stage.
+        const int64_t rows = std::max<int64_t>(l, 160 / l * l + l);
+        const plan::NmDims d = dims(rows, m * 5, n, m, l);
+        const std::vector<int32_t> idx = random_indices(d, seed++);
+        for (int64_t windows : {2, 4}) {
+          const plan::NmStaging s = plan::nm_staging(d, windows, 128);
+          INFO("N:M " << n << ":" << m << " L " << l << " W " << windows);
+          check_layout_maps_back(d, idx, s, plan::nm_build_layout(d, idx.data(), s, false, 128, 0));
+          const int64_t cap = knm::pack_capacity(l, s.w_s, s.k_s);
+          const plan::NmUnionStats st = plan::nm_union_stats(d, idx.data(), s, 128);
+          REQUIRE(st.max_rows <= cap);
+          CHECK(st.mean_rows <= static_cast<double>(s.k_s));
+          CHECK(st.mean_sectors * 8 >= st.mean_rows - 1e-9);
+          check_layout_maps_back(d, idx, s, plan::nm_build_layout(d, idx.data(), s, true, 128, cap));
+        }
+      }
+}
+
+TEST_CASE("NM packing with identical group patterns keeps exactly N of M rows", "[nm][layout]") {
+  const plan::NmDims d = dims(128, 64, 1, 8, 32);
+  std::vector<int32_t> idx(static_cast<size_t>(d.groups() * d.kc()));
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = static_cast<int32_t>((i % d.kc()) % 8);
+  const plan::NmStaging s = plan::nm_staging(d, 4, 128);
+  const plan::NmUnionStats st = plan::nm_union_stats(d, idx.data(), s, 128);
+  CHECK(st.mean_rows == Approx(static_cast<double>(s.w_s)));
+}
+
+TEST_CASE("NM metadata stays within 10 % of the values", "[nm][layout]") {
+  for (int64_t m : {4, 8, 16, 32, 64, 128})
+    for (int64_t l : {16, 32, 64, 128})
+      for (int64_t n : {int64_t{1}, m / 2, m}) {
+        if (n < 1) continue;
+        const plan::NmDims d = dims(4 * 128, m * 8, n, m, l);
+        const std::vector<int32_t> idx = random_indices(d, 77);
+        const int64_t windows = std::max<int64_t>(1, 64 / n) + (n % 2 == 1 && 64 / n % 2 == 1);
+        const plan::NmStaging s = plan::nm_staging(d, windows, 128);
+        const double values = 4.0 * static_cast<double>(s.rows_pad * s.kc_pad);
+        for (bool packing : {false, true}) {
+          const int64_t cap = packing ? knm::pack_capacity(l, s.w_s, s.k_s) : 0;
+          const plan::NmIndexLayout lay = plan::nm_build_layout(d, idx.data(), s, packing, 128, cap);
+          INFO("N:M " << n << ":" << m << " L " << l << " packing " << packing);
+          CHECK(static_cast<double>(plan::nm_metadata_bytes(lay)) <= 0.10 * values);
+        }
+      }
+}
+
+TEST_CASE("NM packing decision follows the arithmetic-intensity model", "[nm][model]") {
+  plan::NmStageCostInput in;
+  in.bm = 128;
+  in.bn = 128;
+  // 2:4 (50 %), L 32, non-packing w_s 32 / k_s 64: compute-bound, no packing.
+  in.w_s_plain = 32;
+  in.k_s_plain = 64;
+  in.w_s_packed = 32;
+  in.packed_rows = 60;  // 4 groups of 2:4 keep nearly every column
+  in.packed_sectors = 8;
+  plan::NmPackingDecision d = plan::nm_decide_packing(in);
+  CHECK_FALSE(d.packing);
+  CHECK(d.ai_plain == Approx(2.0 * 128 * 128 / (4.0 * (128 + 2 * 128))));
+  CHECK(d.balance == Approx(256.0 / 28.0));
+  // 1:8 (87.5 %), L 32: 8 rows per slot loaded, ~3.3 needed: memory-bound, packing wins.
+  in.w_s_plain = 16;
+  in.k_s_plain = 128;
+  in.w_s_packed = 32;
+  in.packed_rows = 3.3 * 32;
+  in.packed_sectors = 32;  // every window's sector touched
+  d = plan::nm_decide_packing(in);
+  CHECK(d.packing);
+  CHECK(d.ai_plain < d.balance);
+  CHECK(d.ai_packed > d.ai_plain);
+  // The same with a column-major B: its element-wise loader also gains from packing.
+  in.b_col_major = true;
+  d = plan::nm_decide_packing(in);
+  CHECK(d.packing);
+  // 1:4 (75 %), L 32: 4 rows per slot, still compute-bound on this model.
+  in.b_col_major = false;
+  in.w_s_plain = 32;
+  in.k_s_plain = 128;
+  in.packed_rows = 2.7 * 32;
+  d = plan::nm_decide_packing(in);
+  CHECK_FALSE(d.packing);
+  // Only packing fits shared memory.
+  in.w_s_plain = 0;
+  CHECK(plan::nm_decide_packing(in).packing);
+}
+
+TEST_CASE("NM stage depth fits shared memory and keeps w_s even", "[nm][config]") {
+  const int64_t optin = 227 * 1024;
+  for (int64_t m : {4, 8, 16, 32, 64, 128})
+    for (int64_t n : {int64_t{1}, int64_t{3}, m / 2, m})
+      for (int64_t l : {16, 128})
+        for (bool packing : {false, true}) {
+          if (n < 1 || n > m) continue;
+          bool any = false;
+          for (const knm::TileShape& t : knm::kTiles) {
+            const int64_t w = knm::windows_per_stage(t, n, m, l, packing, optin);
+            INFO(t.name << " " << n << ":" << m << " L " << l << " packing " << packing);
+            if (w == 0) continue;
+            any = true;
+            CHECK((n * w) % 2 == 0);
+            const int64_t rows_s = packing ? knm::pack_capacity(l, n * w, m * w) : m * w;
+            CHECK(knm::kernel_smem_bytes(t, n * w, rows_s, knm::groups_per_block(t, l),
+                                         packing ? rows_s : 0) <= optin);
+          }
+          INFO(n << ":" << m << " L " << l << " packing " << packing);
+          CHECK(any);  // some tile always has a stage depth on a 227 KiB device
+        }
+  // 2:4 on the huge tile with two blocks per SM: at least 32 slots per stage.
+  const knm::TileShape& huge = knm::tile_shape(knm::TileId::Huge);
+  const int64_t budget = knm::two_blocks_budget(optin);
+  CHECK(2 * (budget + 1024) <= 228 * 1024);
+  const int64_t w = knm::windows_per_stage(huge, 2, 4, 32, false, budget);
+  CHECK(2 * w >= 32);
+  CHECK(knm::kernel_smem_bytes(huge, 2 * w, 4 * w, 4, 0) <= budget);
+  CHECK(knm::kernel_smem_bytes(huge, 2 * (w + 1), 4 * (w + 1), 4, 0) > budget);
+}
+
+TEST_CASE("NM tile choice by shape", "[nm][config]") {
+  const bool all[knm::kTileCount] = {true, true, true, true, true};
+  knm::Choice c = knm::choose_tile(4096, 4096, 128, 132, all);
+  CHECK(knm::tile_shape(c.tile).bm == 128);
+  CHECK(knm::tile_shape(c.tile).bn == 128);
+  CHECK(c.split == 1);
+  // A small output with a long reduction: split-K.
+  c = knm::choose_tile(64, 64, 64, 132, all);
+  CHECK(c.split > 1);
+  CHECK(c.split <= 16);
+  // Few stages: no split.
+  c = knm::choose_tile(64, 64, 2, 132, all);
+  CHECK(c.split == 1);
+  // Only the small tile fits.
+  const bool small_only[knm::kTileCount] = {true, false, false, false, false};
+  CHECK(knm::choose_tile(4096, 4096, 128, 132, small_only).tile == knm::TileId::Small);
+}
