@@ -144,25 +144,29 @@ void product_types(spxDataType_t a, spxDataType_t b, spxDataType_t c, spxDataTyp
               "the output of integer inputs must be 32I, 32F or 16F, not %s", dtype::name(c));
 }
 
+namespace {
+
+/// A (a_rows x a_cols) * B (b_rows x b_cols) must give C (c_rows x c_cols), C not 4-bit.
+void product_shapes(int64_t a_rows, int64_t a_cols, int64_t b_rows, int64_t b_cols,
+                    int64_t c_rows, int64_t c_cols, spxDataType_t c_type) {
+  SPX_CHECK_ARG(a_cols == b_rows, "A has %lld columns but B has %lld rows",
+                static_cast<long long>(a_cols), static_cast<long long>(b_rows));
+  SPX_CHECK_ARG(a_rows == c_rows, "A has %lld rows but C has %lld rows",
+                static_cast<long long>(a_rows), static_cast<long long>(c_rows));
+  SPX_CHECK_ARG(b_cols == c_cols, "B has %lld columns but C has %lld columns",
+                static_cast<long long>(b_cols), static_cast<long long>(c_cols));
+  SPX_CHECK_ARG(dtype::bits(c_type) != 4, "the output C cannot have a 4-bit type (%s)",
+                dtype::name(c_type));
+}
+
+}  // namespace
+
 void spmm_shapes(const spxSpMatDescr& A, const spxDnMatDescr& B, const spxDnMatDescr& C) {
-  SPX_CHECK_ARG(A.cols == B.rows, "A has %lld columns but B has %lld rows",
-                static_cast<long long>(A.cols), static_cast<long long>(B.rows));
-  SPX_CHECK_ARG(A.rows == C.rows, "A has %lld rows but C has %lld rows",
-                static_cast<long long>(A.rows), static_cast<long long>(C.rows));
-  SPX_CHECK_ARG(B.cols == C.cols, "B has %lld columns but C has %lld columns",
-                static_cast<long long>(B.cols), static_cast<long long>(C.cols));
-  SPX_CHECK_ARG(dtype::bits(C.type) != 4, "C cannot have a 4-bit type (%s)", dtype::name(C.type));
+  product_shapes(A.rows, A.cols, B.rows, B.cols, C.rows, C.cols, C.type);
 }
 
 void sddmm_shapes(const spxDnMatDescr& A, const spxDnMatDescr& B, const spxSpMatDescr& C) {
-  SPX_CHECK_ARG(A.cols == B.rows, "A has %lld columns but B has %lld rows",
-                static_cast<long long>(A.cols), static_cast<long long>(B.rows));
-  SPX_CHECK_ARG(A.rows == C.rows, "A has %lld rows but C has %lld rows",
-                static_cast<long long>(A.rows), static_cast<long long>(C.rows));
-  SPX_CHECK_ARG(B.cols == C.cols, "B has %lld columns but C has %lld columns",
-                static_cast<long long>(B.cols), static_cast<long long>(C.cols));
-  SPX_CHECK_ARG(dtype::bits(C.type) != 4, "the SDDMM output C cannot have a 4-bit type (%s)",
-                dtype::name(C.type));
+  product_shapes(A.rows, A.cols, B.rows, B.cols, C.rows, C.cols, C.type);
 }
 
 void matches_plan(const spxPlan& plan, Operation op, const spxSpMatDescr& sparse,
