@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <utility>
 
 #include "check.hpp"
 
@@ -84,6 +85,55 @@ std::vector<Op> ops_for(Family f, const Options& opts) {
   return {Op::SPMM};
 }
 
+/// One part of a preset: its shapes, each run at the part's sparsities. A part whose sparsities
+/// are the family's choice (`overridable`) takes --sparsity instead when it is given.
+struct PresetPart {
+  std::vector<Shape> shapes;
+  std::vector<double> sparsities;
+  bool overridable;
+};
+
+/// The parts of preset `name` for family f; false if f has no such preset.
+bool preset_parts(Family f, const std::string& name, std::vector<PresetPart>* parts) {
+  parts->clear();
+  if (f == Family::NM && name == "llama") {
+    // The NM-SpMM paper's 100-point set: C (m x n) = A (m x k, dense activations) *
+    // B (k x n, N:M-sparse weight), m (tokens) in {256, ..., 4096} x 20 (n, k) pairs of Llama
+    // linear layers. libspx keeps the sparse operand on the left and computes
+    // C^T (n x m) = B^T (n x k, sparse) * A^T (k x m, dense), so in the bench's MxKxN
+    // (sparse rows x sparse cols x dense cols): M = paper n, K = paper k, N = paper m.
+    static const int64_t kNK[][2] = {
+        {2048, 2048},  {6144, 2048},  {2048, 5632},  {5632, 2048},   // 2048-wide models
+        {4096, 4096},  {12288, 4096}, {4096, 11008}, {11008, 4096},  // Llama 7B
+        {5120, 5120},  {15360, 5120}, {5120, 13824}, {13824, 5120},  // Llama 13B
+        {6656, 6656},  {19968, 6656}, {6656, 17920}, {17920, 6656},  // Llama 33B
+        {8192, 8192},  {24576, 8192}, {8192, 22016}, {22016, 8192}}; // Llama 65B
+    PresetPart part{{}, {0.5, 0.625, 0.75, 0.875}, true};
+    for (int64_t m : {256, 512, 1024, 2048, 4096})
+      for (const auto& nk : kNK) part.shapes.push_back({nk[0], nk[1], m});
+    parts->push_back(part);
+    return true;
+  }
+  if (f == Family::ELL && name == "paper") {
+    // The uniform-sparsity paper's grids (performance.md, ELL row), MxKxN as everywhere.
+    PresetPart grid{{}, {0.6}, false};  // M=K in 128..1024, N in {128, 1024}, 60 %
+    for (int64_t mk : {128, 256, 512, 1024})
+      for (int64_t n : {128, 1024}) grid.shapes.push_back({mk, mk, n});
+    parts->push_back(grid);
+    parts->push_back({{{1024, 1024, 1024}}, {0.3, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95}, false});
+    PresetPart nsweep{{}, {0.6}, false};  // N sweep at 1024x1024, 60 %
+    for (int64_t n : {128, 256, 512, 1024, 2048, 4096, 8192, 16384})
+      nsweep.shapes.push_back({1024, 1024, n});
+    parts->push_back(nsweep);
+    PresetPart decode{{}, {0.7, 0.8, 0.9, 0.95}, false};  // decode: N in {1, 8, 16}
+    for (int64_t mk : {4096, 11008})
+      for (int64_t n : {1, 8, 16}) decode.shapes.push_back({4096, mk, n});
+    parts->push_back(decode);
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 double dlmc_folder_sparsity(const std::string& path) {
@@ -123,6 +173,22 @@ bool build_cases(const Options& opts, std::vector<CaseSpec>* cases, std::string*
   if (single && opts.has_precision && opts.families[0] != Family::SRBCRS) {
     *usage_error = "--precision applies to srbcrs only";
     return false;
+  }
+  std::vector<PresetPart> preset;
+  if (!opts.preset.empty()) {
+    if (!single) {
+      *usage_error = "--preset takes one family (nm --preset llama, ell --preset paper)";
+      return false;
+    }
+    if (!opts.shapes.empty() || !opts.ns.empty() || !opts.dlmc_dir.empty() || opts.quick) {
+      *usage_error = "--preset cannot be combined with --shape, --n, --dlmc or --quick";
+      return false;
+    }
+    if (!preset_parts(opts.families[0], opts.preset, &preset)) {
+      *usage_error = strf("unknown preset '%s' for %s (presets: nm llama, ell paper)",
+                          opts.preset.c_str(), family_name(opts.families[0]));
+      return false;
+    }
   }
   std::vector<std::string> dlmc_files;
   if (!opts.dlmc_dir.empty()) {
@@ -192,31 +258,50 @@ bool build_cases(const Options& opts, std::vector<CaseSpec>* cases, std::string*
 
     std::vector<double> levels = opts.sparsities.empty() ? d.sparsities : opts.sparsities;
     for (Op op : ops_for(f, opts)) {
-      std::vector<Shape> shapes = opts.shapes;
-      if (shapes.empty()) shapes = (op == Op::SDDMM) ? d.sddmm_shapes : d.shapes;
-      if (!opts.ns.empty()) {
-        std::vector<Shape> crossed;
-        for (const Shape& s : shapes)
-          for (int64_t n : opts.ns) crossed.push_back({s.m, s.k, n});
-        shapes = crossed;
-      }
-      for (const Shape& s : shapes) {
-        for (double sp : levels) {
-          for (int64_t v : vecs) {
-            CaseSpec c;
-            c.family = f;
-            c.op = op;
-            c.m = s.m;
-            c.k = s.k;
-            c.n = s.n;
-            c.matrix = shape_name(s.m, s.k, s.n);
-            c.sparsity = sp;
-            c.vec = v;
-            c.dtype = dtype;
-            c.precision = precision;
-            c.seed = case_seed(c);
-            cases->push_back(c);
+      // (shape, sparsity) points in run order: the preset's parts, or shapes x levels.
+      std::vector<std::pair<Shape, double>> points;
+      if (!preset.empty()) {
+        for (const PresetPart& part : preset) {
+          const std::vector<double>& part_levels =
+              part.overridable && !opts.sparsities.empty() ? opts.sparsities : part.sparsities;
+          for (const Shape& s : part.shapes) {
+            for (double sp : part_levels) {
+              bool seen = false;  // parts overlap (e.g. 1024^3 at 0.6): run each point once
+              for (const auto& q : points)
+                seen = seen || (q.first.m == s.m && q.first.k == s.k && q.first.n == s.n &&
+                                q.second == sp);
+              if (!seen) points.push_back({s, sp});
+            }
           }
+        }
+      } else {
+        std::vector<Shape> shapes = opts.shapes;
+        if (shapes.empty()) shapes = (op == Op::SDDMM) ? d.sddmm_shapes : d.shapes;
+        if (!opts.ns.empty()) {
+          std::vector<Shape> crossed;
+          for (const Shape& s : shapes)
+            for (int64_t n : opts.ns) crossed.push_back({s.m, s.k, n});
+          shapes = crossed;
+        }
+        for (const Shape& s : shapes)
+          for (double sp : levels) points.push_back({s, sp});
+      }
+      for (const auto& point : points) {
+        const Shape& s = point.first;
+        for (int64_t v : vecs) {
+          CaseSpec c;
+          c.family = f;
+          c.op = op;
+          c.m = s.m;
+          c.k = s.k;
+          c.n = s.n;
+          c.matrix = shape_name(s.m, s.k, s.n);
+          c.sparsity = point.second;
+          c.vec = v;
+          c.dtype = dtype;
+          c.precision = precision;
+          c.seed = case_seed(c);
+          cases->push_back(c);
         }
       }
     }

@@ -1,5 +1,6 @@
 // Turns the command line into the list of cases to run: each family's default sweep (or the
-// --quick case), the user's shapes / sparsities / vector lengths, or every DLMC file under --dlmc.
+// --quick case), the user's shapes / sparsities / vector lengths, a named --preset (nm llama,
+// ell paper), or every DLMC file under --dlmc.
 #pragma once
 
 #include <string>
@@ -11,7 +12,8 @@
 namespace bench {
 
 /// Builds the cases in run order. Returns false with *usage_error set when the options do not fit
-/// the family (a dtype it does not take, --dlmc for nm, ...): main prints usage and exits 2.
+/// the family (a dtype it does not take, --dlmc for nm, an unknown --preset, ...): main prints
+/// usage and exits 2.
 /// Throws bench::Error when --dlmc cannot be read or holds no matching file.
 bool build_cases(const Options& opts, std::vector<CaseSpec>* cases, std::string* usage_error);
 

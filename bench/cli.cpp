@@ -40,6 +40,24 @@ void print_usage(FILE* out) {
       "  --order row|col          order of libspx's dense B and C (default row)\n"
       "  --graph                  time through CUDA graphs (libspx and baselines alike)\n"
       "  --op spmm|sddmm|both     operations for srbcrs (default spmm; `all --quick` runs both)\n"
+      "  --preset NAME            a named case list of one family (not with all, --shape, --n,\n"
+      "                           --dlmc or --quick; --vec and --dtype still apply):\n"
+      "    nm --preset llama      the NM-SpMM paper's 100 Llama points: paper C(m x n) =\n"
+      "                           A(m x k, dense) * B(k x n, sparse weight), m in {256, 512, 1024,\n"
+      "                           2048, 4096} x 20 (n, k) Llama layers (2048x2048 ... 22016x8192).\n"
+      "                           libspx keeps the sparse weight on the left (C^T = B^T A^T), so\n"
+      "                           the case is MxKxN = n x k x m (sparse rows = paper n, sparse\n"
+      "                           cols = paper k, dense cols = paper m). Sparsities 0.5, 0.625,\n"
+      "                           0.75, 0.875 unless --sparsity is given (400 cases)\n"
+      "    ell --preset paper     the uniform-sparsity paper's grid: M=K in {128, 256, 512, 1024}\n"
+      "                           x N in {128, 1024} at 0.6; sparsity 0.3..0.95 at 1024^3; N in\n"
+      "                           128..16384 at 1024x1024, 0.6; decode N in {1, 8, 16} at\n"
+      "                           4096x4096 and 4096x11008 (MxK) with sparsity 0.7, 0.8, 0.9,\n"
+      "                           0.95. Each part has its own sparsities: --sparsity is ignored.\n"
+      "                           Repeated (shape, sparsity) points run once (44 cases)\n"
+      "  --list                   print the cases that would run, one CSV line each\n"
+      "                           (family,op,matrix,sparsity,vec,dtype,precision) on stdout, and\n"
+      "                           exit 0 without touching the GPU (--csv is not written)\n"
       "  --help                   this text\n"
       "\n"
       "examples:\n"
@@ -48,6 +66,8 @@ void print_usage(FILE* out) {
       "  spx-bench srbcrs --dlmc DIR --vec 8 --n 256 --precision l8r8 --csv out.csv\n"
       "  spx-bench sptc --dlmc DIR --vec 8 --n 256\n"
       "  spx-bench all --quick\n"
+      "  spx-bench nm --preset llama --csv nm_llama.csv\n"
+      "  spx-bench ell --preset paper --dtype f16 --list\n"
       "\n"
       "environment: SPX_CUSPARSELT_PATH = libcusparseLt.so.0 or its folder (detection only).\n"
       "exit status: 0 all cases correct, 1 a case failed or errored (or no GPU), 2 usage error.\n");
@@ -112,7 +132,7 @@ ParseStatus parse_args(int argc, char** argv, Options* opts, std::string* error)
   // Options that take a value; "--opt=value" is split here so both spellings work.
   static const char* const kValued[] = {"--shape", "--sparsity", "--dtype", "--precision", "--vec",
                                          "--n",     "--dlmc",     "--csv",   "--reps",      "--order",
-                                         "--op"};
+                                         "--op",    "--preset"};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") return ParseStatus::HELP;
@@ -189,6 +209,11 @@ ParseStatus parse_args(int argc, char** argv, Options* opts, std::string* error)
       else if (value == "sddmm") opts->op = OpChoice::SDDMM;
       else if (value == "both") opts->op = OpChoice::BOTH;
       else return bad("expected spmm, sddmm or both");
+    } else if (arg == "--preset") {
+      if (value.empty()) return bad("expected a preset name (nm: llama; ell: paper)");
+      opts->preset = value;  // checked against the family in build_cases
+    } else if (arg == "--list") {
+      opts->list = true;
     } else if (arg == "--quick") {
       opts->quick = true;
     } else if (arg == "--graph") {

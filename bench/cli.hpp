@@ -37,6 +37,8 @@ struct Options {
   spxOrder_t order = SPX_ORDER_ROW;  ///< order of libspx's dense operands B and C
   bool graph = false;
   OpChoice op = OpChoice::DEFAULT;
+  std::string preset;  ///< --preset NAME: a named case list of one family (see cases.cpp); "" = none
+  bool list = false;   ///< --list: print the cases that would run and exit before any CUDA call
 };
 
 enum class ParseStatus { OK, HELP, USAGE_ERROR };

@@ -2,6 +2,7 @@
 // Per case: build the matrix on the host, compute the FP64 cuBLAS reference, run libspx (analyze
 // timed, one checked run, timing), run the family's baselines the same way, write one CSV row
 // per baseline. Progress and the geomean summary go to stderr; the CSV to stdout or --csv.
+// --list prints the case list and exits before any CUDA call.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -87,6 +88,22 @@ int run(const Options& opts) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "spx-bench: %s\n", e.what());
     return 1;
+  }
+
+  if (opts.list) {  // before any CUDA call: works on a machine without a GPU
+    std::fprintf(stderr, "spx-bench: %zu case(s); columns: family,op,matrix,sparsity,vec,dtype,"
+                 "precision\n", cases.size());
+    for (const CaseSpec& c : cases) {
+      std::string matrix = c.matrix;
+      if (!c.dlmc_file.empty())
+        matrix += c.op == Op::SPMM ? strf(":N=%lld", (long long)c.n) : strf(":K=%lld", (long long)c.k);
+      std::printf("%s,%s,%s,%s,%s,%s,%s\n", family_name(c.family), op_name(c.op), matrix.c_str(),
+                  c.sparsity >= 0 ? strf("%g", c.sparsity).c_str() : "",
+                  c.vec > 0 ? strf("%lld", (long long)c.vec).c_str() : "auto",
+                  value_type_name(c.dtype),
+                  c.family == Family::SRBCRS ? c.precision.name().c_str() : "");
+    }
+    return 0;
   }
 
   std::string no_gpu = probe_gpu();
