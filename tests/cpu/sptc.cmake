@@ -1,0 +1,1 @@
+# CPU tests of the SPTC family host planning (label cpu). Empty until the planning lands.
