@@ -1,1 +1,10 @@
-# CPU tests of the SRBCRS family host planning (label cpu). Empty until the planning lands.
+# CPU tests of the SR-BCRS family's host planning (label `cpu`): the strided row-major layout with
+# two row pointers per vector-row, padding, the int4 column-index shuffle, value re-packing, bad
+# structures, and a host SpMM read from the layout equal to the reference. The planning source is
+# compiled in directly (libspx hides its internals).
+add_executable(test_srbcrs_layout ${CMAKE_CURRENT_LIST_DIR}/test_srbcrs_layout.cpp
+                                  ${PROJECT_SOURCE_DIR}/src/planning/srbcrs_layout.cpp)
+target_link_libraries(test_srbcrs_layout PRIVATE spx_catch_main_cpu spx_reference spx_host
+                                                 Catch2::Catch2)
+target_compile_options(test_srbcrs_layout PRIVATE $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra>)
+catch_discover_tests(test_srbcrs_layout TEST_PREFIX "test_srbcrs_layout: " PROPERTIES LABELS cpu)

@@ -1,0 +1,286 @@
+// The panel-level SpTC reorder (see sptc_reorder.hpp): validation, zero-column removal, the unit
+// queue with retries, the storage arrays, threads over panels and the BLOCK_TILE choice.
+#include "planning/sptc_reorder.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <deque>
+#include <exception>
+#include <thread>
+
+#include "core/error.hpp"
+
+namespace spx::plan {
+namespace {
+
+using ll = long long;
+constexpr int kUnit = 16, kTileRows = 16;
+
+/// What one panel produces before the serial concatenation.
+struct PanelOut {
+  std::vector<int32_t> col_idx;
+  std::vector<uint8_t> block_col_idx;
+  std::vector<uint32_t> metadata;
+  std::vector<int32_t> value_map;
+  int64_t kept = 0, retries = 0, conflicting = 0, units = 0;
+};
+
+/// Per-thread scratch: kept index of every column (-1 outside the current panel).
+struct PanelScratch {
+  std::vector<int32_t> kept_of;
+  explicit PanelScratch(int64_t cols) : kept_of(static_cast<size_t>(cols), -1) {}
+};
+
+void build_panel(const BcrsStructure& a, const SptcReorderConfig& cfg, int64_t panel,
+                 PanelScratch& scratch, PanelOut& out) {
+  const int64_t v = a.vec_len, bt = cfg.block_tile;
+  const int64_t br_per_panel = bt / v;
+  const int64_t br0 = panel * br_per_panel;
+  const int64_t br1 = std::min<int64_t>(br0 + br_per_panel, a.rows / v);
+
+  // Kept columns (any nonzero in the panel), in original order.
+  std::vector<int32_t> kept;
+  for (int64_t br = br0; br < br1; ++br)
+    for (int32_t i = a.block_row_ptr[br]; i < a.block_row_ptr[br + 1]; ++i) {
+      const int32_t c = a.block_col[i];
+      if (scratch.kept_of[c] < 0) {
+        scratch.kept_of[c] = 0;
+        kept.push_back(c);
+      }
+    }
+  std::sort(kept.begin(), kept.end());
+  for (size_t k = 0; k < kept.size(); ++k) scratch.kept_of[kept[k]] = static_cast<int32_t>(k);
+
+  // Row masks and vector indices of the kept columns.
+  std::vector<uint64_t> mask(kept.size(), 0);
+  std::vector<int32_t> vec(kept.size() * static_cast<size_t>(br_per_panel), -1);
+  const uint64_t vec_bits = (1ull << v) - 1;
+  for (int64_t br = br0; br < br1; ++br)
+    for (int32_t i = a.block_row_ptr[br]; i < a.block_row_ptr[br + 1]; ++i) {
+      const int32_t k = scratch.kept_of[a.block_col[i]];
+      mask[k] |= vec_bits << ((br - br0) * v);
+      vec[static_cast<size_t>(k) * br_per_panel + (br - br0)] = i;
+    }
+  for (int32_t c : kept) scratch.kept_of[c] = -1;
+  out.kept = static_cast<int64_t>(kept.size());
+
+  // Units from the queue of kept columns; a failed unit sends its least compatible column back.
+  std::deque<int32_t> queue;
+  for (size_t k = 0; k < kept.size(); ++k) queue.push_back(static_cast<int32_t>(k));
+  std::vector<std::array<int32_t, kUnit>> slots;
+  std::vector<std::array<uint8_t, kUnit>> orders;
+  while (!queue.empty()) {
+    std::array<int32_t, kUnit> unit;
+    unit.fill(-1);
+    for (int p = 0; p < kUnit && !queue.empty(); ++p) {
+      unit[p] = queue.front();
+      queue.pop_front();
+    }
+    for (;;) {
+      std::array<uint64_t, kUnit> m{};
+      uint32_t real = 0;
+      for (int p = 0; p < kUnit; ++p)
+        if (unit[p] >= 0) {
+          m[p] = mask[unit[p]];
+          real |= 1u << p;
+        }
+      const SptcUnitGrouping g =
+          sptc_group_unit(m, real, cfg.prefer_conflict_free, cfg.max_pair_checks);
+      if (g.found) {
+        slots.push_back(unit);
+        orders.push_back(g.order);
+        out.conflicting += g.conflict_free ? 0 : 1;
+        break;
+      }
+      SPX_EXPECTS(g.least_compatible >= 0, SPX_STATUS_INTERNAL_ERROR, "sptc: empty unit failed");
+      queue.push_back(unit[g.least_compatible]);
+      unit[g.least_compatible] = -1;
+      ++out.retries;
+    }
+  }
+  if (slots.size() % 2) {  // a tile is two units: pad with an empty one
+    std::array<int32_t, kUnit> empty;
+    empty.fill(-1);
+    std::array<uint8_t, kUnit> identity;
+    for (int p = 0; p < kUnit; ++p) identity[p] = static_cast<uint8_t>(p);
+    slots.push_back(empty);
+    orders.push_back(identity);
+  }
+  out.units = static_cast<int64_t>(slots.size());
+
+  // Index levels.
+  for (size_t u = 0; u < slots.size(); ++u)
+    for (int p = 0; p < kUnit; ++p) {
+      out.col_idx.push_back(slots[u][p] >= 0 ? kept[slots[u][p]] : -1);
+      out.block_col_idx.push_back(orders[u][p]);
+    }
+
+  // Metadata and compressed values per (row slice, k tile).
+  const int64_t ktiles = static_cast<int64_t>(slots.size()) / 2;
+  const int64_t slices = bt / kTileRows;
+  out.metadata.assign(static_cast<size_t>(slices * ktiles * 16), 0);
+  out.value_map.assign(static_cast<size_t>(slices * ktiles * 256), -1);
+  for (int64_t s = 0; s < slices; ++s)
+    for (int64_t t = 0; t < ktiles; ++t) {
+      const int64_t tile = s * ktiles + t;
+      uint32_t* words = &out.metadata[static_cast<size_t>(tile * 16)];
+      int32_t* vmap = &out.value_map[static_cast<size_t>(tile * 256)];
+      for (int i = 0; i < kTileRows; ++i) {
+        const int64_t r = s * kTileRows + i;  // panel row
+        for (int c = 0; c < 8; ++c) {
+          const size_t u = static_cast<size_t>(2 * t + c / 4);
+          int pos[2], n = 0;
+          int32_t slot[2] = {-1, -1};
+          for (int e = 0; e < 4; ++e) {
+            const int32_t k = slots[u][orders[u][4 * (c % 4) + e]];
+            if (k < 0 || !(mask[k] >> r & 1ull)) continue;
+            SPX_EXPECTS(n < 2, SPX_STATUS_INTERNAL_ERROR, "sptc: chunk is not 2:4");
+            const int32_t vi = vec[static_cast<size_t>(k) * br_per_panel + r / a.vec_len];
+            slot[n] = vi * static_cast<int32_t>(a.vec_len) + static_cast<int32_t>(r % a.vec_len);
+            pos[n++] = e;
+          }
+          int i0, i1;
+          int32_t s0 = -1, s1 = -1;
+          if (n == 2) {
+            i0 = pos[0], i1 = pos[1], s0 = slot[0], s1 = slot[1];
+          } else if (n == 1 && pos[0] == 3) {
+            i0 = 2, i1 = 3, s1 = slot[0];
+          } else if (n == 1) {
+            i0 = pos[0], i1 = 3, s0 = slot[0];
+          } else {
+            i0 = 0, i1 = 1;
+          }
+          vmap[i * 16 + 2 * c] = s0;
+          vmap[i * 16 + 2 * c + 1] = s1;
+          const uint32_t nib = static_cast<uint32_t>(i0) | static_cast<uint32_t>(i1) << 2;
+          words[2 * (i % 8) + c / 4] |= nib << (4 * (c % 4) + (i >= 8 ? 16 : 0));
+        }
+      }
+    }
+}
+
+}  // namespace
+
+void validate_bcrs_structure(const BcrsStructure& a) {
+  const int64_t v = a.vec_len;
+  SPX_CHECK_ARG(v == 1 || v == 2 || v == 4 || v == 8 || v == 16,
+                "sptc: vec_len %lld is not 1, 2, 4, 8 or 16", static_cast<ll>(v));
+  SPX_CHECK_ARG(a.rows >= 0 && a.cols >= 0, "sptc: negative size %lld x %lld",
+                static_cast<ll>(a.rows), static_cast<ll>(a.cols));
+  SPX_CHECK_ARG(a.cols <= INT32_MAX, "sptc: cols %lld exceed int32", static_cast<ll>(a.cols));
+  SPX_CHECK_ARG(a.rows % v == 0, "sptc: rows %lld not a multiple of vec_len %lld",
+                static_cast<ll>(a.rows), static_cast<ll>(v));
+  SPX_CHECK_ARG(a.block_row_ptr != nullptr, "sptc: block_row_ptr is null");
+  const int64_t brows = a.rows / v;
+  SPX_CHECK_ARG(a.block_row_ptr[0] == 0, "sptc: block_row_ptr[0] is %d, not 0", a.block_row_ptr[0]);
+  for (int64_t br = 0; br < brows; ++br)
+    SPX_CHECK_ARG(a.block_row_ptr[br + 1] >= a.block_row_ptr[br],
+                  "sptc: block_row_ptr decreases at block row %lld", static_cast<ll>(br));
+  const int64_t nvec = a.block_row_ptr[brows];
+  SPX_CHECK_ARG(nvec == 0 || a.block_col != nullptr, "sptc: block_col is null");
+  SPX_CHECK_ARG(nvec * v <= INT32_MAX, "sptc: %lld value slots exceed int32",
+                static_cast<ll>(nvec * v));
+  for (int64_t br = 0; br < brows; ++br)
+    for (int32_t i = a.block_row_ptr[br]; i < a.block_row_ptr[br + 1]; ++i) {
+      const int32_t c = a.block_col[i];
+      SPX_CHECK_ARG(c >= 0 && c < a.cols, "sptc: column %d out of range in block row %lld", c,
+                    static_cast<ll>(br));
+      SPX_CHECK_ARG(i == a.block_row_ptr[br] || a.block_col[i - 1] < c,
+                    "sptc: columns not strictly increasing in block row %lld", static_cast<ll>(br));
+    }
+}
+
+SptcLayout sptc_reorder(const BcrsStructure& a, const SptcReorderConfig& config) {
+  const auto start = std::chrono::steady_clock::now();
+  SPX_CHECK_ARG(config.block_tile == 16 || config.block_tile == 32 || config.block_tile == 64,
+                "sptc: block_tile %d is not 16, 32 or 64", config.block_tile);
+  SPX_CHECK_ARG(config.max_pair_checks > 0, "sptc: max_pair_checks must be positive");
+  validate_bcrs_structure(a);
+
+  SptcLayout L;
+  L.rows = a.rows;
+  L.cols = a.cols;
+  L.vec_len = a.vec_len;
+  L.block_tile = config.block_tile;
+  L.panels = (a.rows + config.block_tile - 1) / config.block_tile;
+  std::vector<PanelOut> outs(static_cast<size_t>(L.panels));
+
+  int threads = config.threads > 0 ? config.threads
+                                   : static_cast<int>(std::thread::hardware_concurrency());
+  threads = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, L.panels)));
+  std::atomic<int64_t> next{0};
+  auto work = [&]() {
+    PanelScratch scratch(a.cols);
+    for (int64_t p; (p = next.fetch_add(1)) < L.panels;)
+      build_panel(a, config, p, scratch, outs[static_cast<size_t>(p)]);
+  };
+  if (threads == 1) {
+    work();
+  } else {
+    // An exception in a worker is carried to the caller after every worker has joined.
+    std::vector<std::exception_ptr> errors(static_cast<size_t>(threads));
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t)
+      pool.emplace_back([&, t]() {
+        try {
+          work();
+        } catch (...) {
+          errors[static_cast<size_t>(t)] = std::current_exception();
+          next.store(L.panels);
+        }
+      });
+    for (auto& th : pool) th.join();
+    for (auto& e : errors)
+      if (e) std::rethrow_exception(e);
+  }
+
+  SptcReorderStats& st = L.stats;
+  st.panels = L.panels;
+  L.panel_k.assign(1, 0);
+  L.panel_tile.assign(1, 0);
+  for (auto& o : outs) {
+    L.col_idx.insert(L.col_idx.end(), o.col_idx.begin(), o.col_idx.end());
+    L.block_col_idx.insert(L.block_col_idx.end(), o.block_col_idx.begin(), o.block_col_idx.end());
+    L.metadata.insert(L.metadata.end(), o.metadata.begin(), o.metadata.end());
+    L.value_map.insert(L.value_map.end(), o.value_map.begin(), o.value_map.end());
+    L.panel_k.push_back(static_cast<int64_t>(L.col_idx.size()));
+    L.panel_tile.push_back(static_cast<int64_t>(L.metadata.size() / 16));
+    st.units += o.units;
+    st.kept_columns += o.kept;
+    st.columns_skipped += a.cols - o.kept;
+    st.retries += o.retries;
+    st.conflicting_units += o.conflicting;
+    st.panels_within_cols += static_cast<int64_t>(o.col_idx.size()) <= a.cols ? 1 : 0;
+    o = PanelOut{};
+  }
+  st.tiles = static_cast<int64_t>(L.metadata.size() / 16);
+  st.padding_columns = std::count(L.col_idx.begin(), L.col_idx.end(), -1);
+  st.metadata_bytes = static_cast<int64_t>(L.metadata.size() * sizeof(uint32_t));
+  st.index_bytes = static_cast<int64_t>(L.col_idx.size() * (sizeof(int32_t) + sizeof(uint8_t)));
+  st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return L;
+}
+
+SptcLayout choose_block_tile(const BcrsStructure& a, SptcReorderConfig config, double b_row_cost,
+                             std::array<double, 3>* costs) {
+  const int tiles[3] = {16, 32, 64};
+  SptcLayout best;
+  bool have = false;
+  for (int i = 0; i < 3; ++i) {
+    config.block_tile = tiles[i];
+    SptcLayout L = sptc_reorder(a, config);
+    double cost = 0;
+    for (int64_t p = 0; p < L.panels; ++p)
+      cost += static_cast<double>(L.panel_k[p + 1] - L.panel_k[p]) * (tiles[i] + b_row_cost);
+    L.stats.cost = cost;
+    if (costs) (*costs)[i] = cost;
+    if (!have || cost <= best.stats.cost) {
+      best = std::move(L);
+      have = true;
+    }
+  }
+  return best;
+}
+
+}  // namespace spx::plan
