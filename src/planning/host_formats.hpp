@@ -30,6 +30,15 @@ struct BcrsF32 {
   std::vector<float> values;           ///< num_vectors * vec_len
 };
 
+/// A BCRS(V) structure in caller-owned host arrays (no values): the input of the families'
+/// host planning (SR-BCRS layout, SpTC reorder). CSR is vec_len = 1.
+struct BcrsView {
+  int64_t rows = 0, cols = 0, vec_len = 1;
+  const int32_t* block_row_ptr = nullptr;  ///< rows / vec_len + 1 entries
+  const int32_t* block_col = nullptr;      ///< block_row_ptr[rows / vec_len] entries
+  int64_t num_vectors = -1;                ///< expected vector count (< 0: not checked)
+};
+
 /// Vector-wise N:M in the spxCreateNM layout.
 struct NmF32 {
   int64_t rows = 0, cols = 0, n = 0, m = 0, l = 0;

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "core/error.hpp"
+#include "planning/structure_checks.hpp"
 
 namespace spx::plan {
 namespace {
@@ -32,7 +33,7 @@ struct PanelScratch {
   explicit PanelScratch(int64_t cols) : kept_of(static_cast<size_t>(cols), -1) {}
 };
 
-void build_panel(const BcrsStructure& a, const SptcReorderConfig& cfg, int64_t panel,
+void build_panel(const BcrsView& a, const SptcReorderConfig& cfg, int64_t panel,
                  PanelScratch& scratch, PanelOut& out) {
   const int64_t v = a.vec_len, bt = cfg.block_tile;
   const int64_t br_per_panel = bt / v;
@@ -162,7 +163,7 @@ void build_panel(const BcrsStructure& a, const SptcReorderConfig& cfg, int64_t p
 
 }  // namespace
 
-void validate_bcrs_structure(const BcrsStructure& a) {
+void validate_bcrs_structure(const BcrsView& a) {
   const int64_t v = a.vec_len;
   SPX_CHECK_ARG(v == 1 || v == 2 || v == 4 || v == 8 || v == 16,
                 "sptc: vec_len %lld is not 1, 2, 4, 8 or 16", static_cast<ll>(v));
@@ -173,25 +174,20 @@ void validate_bcrs_structure(const BcrsStructure& a) {
                 static_cast<ll>(a.rows), static_cast<ll>(v));
   SPX_CHECK_ARG(a.block_row_ptr != nullptr, "sptc: block_row_ptr is null");
   const int64_t brows = a.rows / v;
-  SPX_CHECK_ARG(a.block_row_ptr[0] == 0, "sptc: block_row_ptr[0] is %d, not 0", a.block_row_ptr[0]);
-  for (int64_t br = 0; br < brows; ++br)
-    SPX_CHECK_ARG(a.block_row_ptr[br + 1] >= a.block_row_ptr[br],
-                  "sptc: block_row_ptr decreases at block row %lld", static_cast<ll>(br));
+  check_row_ptr("block_row_ptr", brows, a.block_row_ptr, a.num_vectors);
   const int64_t nvec = a.block_row_ptr[brows];
   SPX_CHECK_ARG(nvec == 0 || a.block_col != nullptr, "sptc: block_col is null");
   SPX_CHECK_ARG(nvec * v <= INT32_MAX, "sptc: %lld value slots exceed int32",
                 static_cast<ll>(nvec * v));
+  check_index_range("block_col", nvec, a.block_col, 0, a.cols);
+  // The reorder's column masks assume each column at most once per block row.
   for (int64_t br = 0; br < brows; ++br)
-    for (int32_t i = a.block_row_ptr[br]; i < a.block_row_ptr[br + 1]; ++i) {
-      const int32_t c = a.block_col[i];
-      SPX_CHECK_ARG(c >= 0 && c < a.cols, "sptc: column %d out of range in block row %lld", c,
-                    static_cast<ll>(br));
-      SPX_CHECK_ARG(i == a.block_row_ptr[br] || a.block_col[i - 1] < c,
+    for (int32_t i = a.block_row_ptr[br] + 1; i < a.block_row_ptr[br + 1]; ++i)
+      SPX_CHECK_ARG(a.block_col[i - 1] < a.block_col[i],
                     "sptc: columns not strictly increasing in block row %lld", static_cast<ll>(br));
-    }
 }
 
-SptcLayout sptc_reorder(const BcrsStructure& a, const SptcReorderConfig& config) {
+SptcLayout sptc_reorder(const BcrsView& a, const SptcReorderConfig& config) {
   const auto start = std::chrono::steady_clock::now();
   SPX_CHECK_ARG(config.block_tile == 16 || config.block_tile == 32 || config.block_tile == 64,
                 "sptc: block_tile %d is not 16, 32 or 64", config.block_tile);
@@ -262,7 +258,7 @@ SptcLayout sptc_reorder(const BcrsStructure& a, const SptcReorderConfig& config)
   return L;
 }
 
-SptcLayout choose_block_tile(const BcrsStructure& a, SptcReorderConfig config, double b_row_cost,
+SptcLayout choose_block_tile(const BcrsView& a, SptcReorderConfig config, double b_row_cost,
                              std::array<double, 3>* costs) {
   const int tiles[3] = {16, 32, 64};
   SptcLayout best;

@@ -42,17 +42,9 @@
 #include <cstdint>
 #include <vector>
 
-namespace spx::plan {
+#include "planning/host_formats.hpp"
 
-/// Structure of a vector-sparse matrix (BCRS(V): V x 1 column vectors; CSR is V = 1). Host
-/// arrays owned by the caller: block_row_ptr has rows / vec_len + 1 entries, block_col
-/// block_row_ptr[rows / vec_len] entries (strictly increasing inside a block row). Value slot of
-/// row r of vector i is i * vec_len + r % vec_len.
-struct BcrsStructure {
-  int64_t rows = 0, cols = 0, vec_len = 1;
-  const int32_t* block_row_ptr = nullptr;
-  const int32_t* block_col = nullptr;
-};
+namespace spx::plan {
 
 /// Tunables of the reorder.
 struct SptcReorderConfig {
@@ -93,10 +85,10 @@ struct SptcLayout {
 /// INVALID_VALUE unless the structure is well formed (V in {1, 2, 4, 8, 16}, rows % V == 0,
 /// non-decreasing block_row_ptr from 0, columns in range and strictly increasing per block row,
 /// value slots below 2^31).
-void validate_bcrs_structure(const BcrsStructure& a);
+void validate_bcrs_structure(const BcrsView& a);
 
 /// The multi-granularity reorder at config.block_tile (validates first). Blocks; uses threads.
-SptcLayout sptc_reorder(const BcrsStructure& a, const SptcReorderConfig& config = {});
+SptcLayout sptc_reorder(const BcrsView& a, const SptcReorderConfig& config = {});
 
 /// Picks BLOCK_TILE in {16, 32, 64} by a cost per candidate: sum over panels of
 ///   k_p * (BLOCK_TILE + b_row_cost)
@@ -104,7 +96,7 @@ SptcLayout sptc_reorder(const BcrsStructure& a, const SptcReorderConfig& config 
 /// rows gathered into shared memory, each worth b_row_cost rows of tile work (a smaller panel
 /// skips more columns but reuses each gathered B row for fewer rows). Lowest cost wins, ties go
 /// to the larger tile. Returns the chosen layout (stats.cost set; `costs` gets all three).
-SptcLayout choose_block_tile(const BcrsStructure& a, SptcReorderConfig config = {},
+SptcLayout choose_block_tile(const BcrsView& a, SptcReorderConfig config = {},
                              double b_row_cost = 32.0, std::array<double, 3>* costs = nullptr);
 
 /// Result of grouping one unit of 16 positions.

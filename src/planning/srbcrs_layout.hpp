@@ -62,6 +62,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "planning/host_formats.hpp"
 #include "spx/spx_types.h"
 
 namespace spx::plan {
@@ -74,14 +75,6 @@ inline constexpr int32_t kSrbcrsPadCol = -1;
 inline constexpr int kSrbcrsShuffle[8] = {0, 2, 4, 6, 1, 3, 5, 7};
 /// The inverse: slot q of a group of 8 is at load position kSrbcrsUnshuffle[q].
 inline constexpr int kSrbcrsUnshuffle[8] = {0, 4, 1, 5, 2, 6, 3, 7};
-
-/// A user BCRS(V) structure on the host (CSR is V = 1). rows must be a multiple of V.
-struct BcrsView {
-  int64_t rows = 0, cols = 0, vec_len = 1;
-  const int32_t* block_row_ptr = nullptr;  ///< rows / vec_len + 1 entries
-  const int32_t* block_col = nullptr;      ///< block_row_ptr[rows / vec_len] entries
-  int64_t num_vectors = -1;                ///< expected vector count (< 0: not checked)
-};
 
 /// What the layout is built for.
 struct SrbcrsConfig {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "require_error.hpp"
 #include "kernels/nm/config.hpp"
 #include "planning/nm_layout.hpp"
 
@@ -41,18 +42,6 @@ std::vector<int32_t> random_indices(const plan::NmDims& d, uint64_t seed) {
       for (int64_t i = 0; i < d.n; ++i) idx[g * d.kc() + w * d.n + i] = perm[i];
     }
   return idx;
-}
-
-template <class F>
-void require_invalid(F&& f, const std::string& part) {
-  try {
-    f();
-    FAIL("expected INVALID_VALUE containing \"" << part << "\"");
-  } catch (const spx::Error& e) {
-    INFO(e.what());
-    CHECK(e.status() == SPX_STATUS_INVALID_VALUE);
-    CHECK(std::string(e.what()).find(part) != std::string::npos);
-  }
 }
 
 /// Every real (group, slot) of the layout reads the B row of its column of A.

@@ -16,6 +16,7 @@
 
 #include "core/dtype.hpp"
 #include "core/error.hpp"
+#include "require_error.hpp"
 #include "planning/check_pattern.hpp"
 #include "planning/convert_values.hpp"
 #include "planning/csr_to_ell.hpp"
@@ -45,19 +46,6 @@ plan::DenseView view(const F32& data, int64_t rows, int64_t cols, spxOrder_t ord
   v.order = order;
   v.ld = ld != 0 ? ld : (order == SPX_ORDER_ROW ? cols : rows);
   return v;
-}
-
-// Runs `f`, requiring it to throw spx::Error with `status` and a message containing `part`.
-template <class F>
-void require_error(F&& f, spxStatus_t status, const std::string& part) {
-  try {
-    f();
-    FAIL("expected spx::Error containing \"" << part << "\"");
-  } catch (const spx::Error& e) {
-    INFO("message: " << e.what());
-    CHECK(e.status() == status);
-    CHECK(std::string(e.what()).find(part) != std::string::npos);
-  }
 }
 
 // A private scratch directory, removed at the end of the test.

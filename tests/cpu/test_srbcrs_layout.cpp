@@ -12,6 +12,7 @@
 
 #include "core/dtype.hpp"
 #include "core/error.hpp"
+#include "require_error.hpp"
 #include "planning/srbcrs_layout.hpp"
 #include "reference/reference.hpp"
 
@@ -39,18 +40,6 @@ plan::SrbcrsConfig config(int64_t stride, spxDataType_t type) {
   c.stride = stride;
   c.type = type;
   return c;
-}
-
-template <class F>
-void require_invalid(F&& f, const std::string& part) {
-  try {
-    f();
-    FAIL("expected INVALID_VALUE containing \"" << part << "\"");
-  } catch (const spx::Error& e) {
-    INFO(e.what());
-    CHECK(e.status() == SPX_STATUS_INVALID_VALUE);
-    CHECK(std::string(e.what()).find(part) != std::string::npos);
-  }
 }
 
 /// Raw values of `type` from integers (4-bit packed low nibble first).
