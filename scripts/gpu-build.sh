@@ -2,25 +2,29 @@
 # Builds libspx, its tests, examples and spx-bench for the GPU machine on a machine without a
 # GPU, and gathers what the GPU run needs into gpu-artifacts/ (kept under the 64 MiB a device
 # call may carry). Then, on the GPU machine: scripts/gpu-run.sh [--sanitize] [--bench ARGS].
-# Options: --archs "80;90" (default 90), --with-data (also copy the DLMC archives).
+# Options: --archs "80;90" (default 90), --with-data (also copy the DLMC archives),
+# --build DIR (default build-gpu), --out DIR (default gpu-artifacts; e.g. a worktree's artifacts
+# copied into the main checkout, which is what the device tool sends).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="/usr/local/cuda/bin:$PATH"
 archs=90
 with_data=0
+build=build-gpu
+out=gpu-artifacts
 while [ $# -gt 0 ]; do
   case $1 in
     --archs) archs=$2; shift 2 ;;
     --with-data) with_data=1; shift ;;
-    *) echo "usage: $0 [--archs LIST] [--with-data]" >&2; exit 2 ;;
+    --build) build=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    *) echo "usage: $0 [--archs LIST] [--with-data] [--build DIR] [--out DIR]" >&2; exit 2 ;;
   esac
 done
-build=build-gpu
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$archs" \
   -DSPX_BUILD_TESTS=ON -DSPX_BUILD_EXAMPLES=ON -DSPX_BUILD_BENCH=ON >/dev/null
 cmake --build "$build" -j "$(nproc)"
 
-out=gpu-artifacts
 rm -rf "$out"
 mkdir -p "$out/lib" "$out/bin/gpu" "$out/bin/cpu"
 cp -a "$build"/src/libspx.so* "$out/lib/"
@@ -35,4 +39,4 @@ if [ $with_data = 1 ]; then
 fi
 git rev-parse --short HEAD > "$out/COMMIT" 2>/dev/null || echo unknown > "$out/COMMIT"
 du -sh "$out"
-echo "carry gpu-artifacts and run: scripts/gpu-run.sh"
+echo "carry $out and run: scripts/gpu-run.sh --artifacts $out"

@@ -5,6 +5,8 @@
 # --bench "ARGS" runs `spx-bench ARGS` instead of `all --quick` (e.g. --bench "nm --csv $OUT/nm.csv").
 # Logs go to ./gpu-logs; when $OUT is set (the device tool), they are also packed into
 # $OUT/gpu-logs.tar.gz together with the summary in $OUT/summary.txt (few files come back).
+# --artifacts DIR reads another artifacts folder; --only REGEX runs only the test binaries whose
+# name matches (grep -E), e.g. --only 'srbcrs|api'.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 art=gpu-artifacts
@@ -12,12 +14,15 @@ logs=gpu-logs
 mkdir -p "$logs"
 sanitize=0
 bench_args="all --quick"
+only=.
 while [ $# -gt 0 ]; do
   case $1 in
     --sanitize) sanitize=1; shift ;;
     --bench) bench_args=$2; shift 2 ;;
     --no-bench) bench_args=""; shift ;;
-    *) echo "usage: $0 [--sanitize] [--bench ARGS | --no-bench]" >&2; exit 2 ;;
+    --artifacts) art=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    *) echo "usage: $0 [--sanitize] [--bench ARGS | --no-bench] [--artifacts DIR] [--only REGEX]" >&2; exit 2 ;;
   esac
 done
 export LD_LIBRARY_PATH="$PWD/$art/lib:${LD_LIBRARY_PATH:-}"
@@ -46,11 +51,12 @@ run() {  # run NAME CMD...: runs, logs, records pass/fail
   fi
 }
 
-for t in "$art"/bin/cpu/test_*; do run "cpu-$(basename "$t")" "$t"; done
-for t in "$art"/bin/gpu/test_*; do run "gpu-$(basename "$t")" "$t"; done
+for t in "$art"/bin/cpu/test_*; do [[ $(basename "$t") =~ $only ]] || continue; run "cpu-$(basename "$t")" "$t"; done
+for t in "$art"/bin/gpu/test_*; do [[ $(basename "$t") =~ $only ]] || continue; run "gpu-$(basename "$t")" "$t"; done
 run quickstart "$art/bin/quickstart"
 if [ $sanitize = 1 ]; then
   for t in "$art"/bin/gpu/test_*; do
+    [[ $(basename "$t") =~ $only ]] || continue
     run "memcheck-$(basename "$t")" compute-sanitizer --tool memcheck --error-exitcode 1 "$t"
     run "racecheck-$(basename "$t")" compute-sanitizer --tool racecheck --error-exitcode 1 "$t"
   done
