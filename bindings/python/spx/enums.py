@@ -1,0 +1,87 @@
+"""The enums of ``include/spx/spx_types.h`` as :class:`enum.IntEnum`, same values.
+
+Names drop the C prefix: ``SPX_STATUS_INVALID_VALUE`` is ``Status.INVALID_VALUE``,
+``SPX_R_16F`` is ``DataType.R_16F``. The CI test ``tests/test_enums.py`` parses the C header and
+fails when a value here differs from it or an enumerator is missing.
+"""
+from enum import IntEnum
+
+
+class Status(IntEnum):
+    """spxStatus_t: what every libspx call returns (non-success ones become exceptions)."""
+
+    SUCCESS = 0
+    NOT_INITIALIZED = 1
+    ALLOC_FAILED = 2
+    INVALID_VALUE = 3
+    ARCH_MISMATCH = 4
+    EXECUTION_FAILED = 5
+    INTERNAL_ERROR = 6
+    NOT_SUPPORTED = 7
+    IO_ERROR = 8
+
+
+class DataType(IntEnum):
+    """spxDataType_t: element types (4-bit types pack two elements per byte, low nibble first)."""
+
+    R_32F = 0
+    R_16F = 1
+    R_16BF = 2
+    R_8I = 3
+    R_4I = 4
+    R_16I = 5
+    R_32I = 6
+    R_8U = 7
+    R_4U = 8
+
+    @property
+    def bits(self) -> int:
+        return _BITS[self]
+
+    @property
+    def is_float(self) -> bool:
+        return self in (DataType.R_32F, DataType.R_16F, DataType.R_16BF)
+
+
+_BITS = {
+    DataType.R_32F: 32, DataType.R_16F: 16, DataType.R_16BF: 16, DataType.R_8I: 8,
+    DataType.R_4I: 4, DataType.R_16I: 16, DataType.R_32I: 32, DataType.R_8U: 8, DataType.R_4U: 4,
+}
+
+
+class Order(IntEnum):
+    """spxOrder_t: storage order of a dense matrix."""
+
+    ROW = 0
+    COL = 1
+
+
+class Format(IntEnum):
+    """spxFormat_t: sparse storage formats."""
+
+    CSR = 0
+    BCRS = 1
+    NM = 2
+    ELL = 3
+
+
+class PointerMode(IntEnum):
+    """spxPointerMode_t: where alpha and beta live."""
+
+    HOST = 0
+    DEVICE = 1
+
+
+class SpMMAlg(IntEnum):
+    """spxSpMMAlg_t: kernel family (DEFAULT lets the plan choose; the others force one)."""
+
+    DEFAULT = 0
+    NM = 1
+    ELL = 2
+    SRBCRS = 3
+    SPTC_REORDER = 4
+    FALLBACK = 5
+
+
+#: spxSDDMMAlg_t is the same enum in C.
+SDDMMAlg = SpMMAlg

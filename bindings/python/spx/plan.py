@@ -1,0 +1,270 @@
+"""Plans: analyze once (spxSpMM_analyze / spxSDDMM_analyze), execute many times.
+
+A plan keeps what it references alive: the sparse matrix (and through it the caller's arrays),
+its handle when one was given, and its device workspace. ``close()`` (or leaving a ``with``
+block) frees it; spxPlanDestroy waits for the device first, so queued work is never cut off.
+"""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+from dataclasses import dataclass
+
+from . import _backend
+from ._arrays import as_datatype, view
+from ._lib import PlanInfoStruct, call, lib
+from .dense import Dense, as_dense
+from .enums import DataType, Order, PointerMode, SpMMAlg
+from .errors import InvalidValueError
+from .handle import resolve
+from .sparse import SparseMatrix
+
+
+@dataclass(frozen=True)
+class PlanInfo:
+    """What a plan chose and holds (spxPlanInfo_t)."""
+
+    family: SpMMAlg
+    kernel: str
+    config: str
+    workspace_bytes: int
+    metadata_bytes: int
+    values_bytes: int
+    analyze_ms: float
+    nnz: int
+    padded_nnz: int
+    columns_skipped: int
+    reorder_retries: int
+    split_k: int
+    packing: bool
+    candidates: int
+    searched: bool
+    predicted_speedup: float
+
+    @classmethod
+    def from_struct(cls, s: PlanInfoStruct) -> "PlanInfo":
+        try:
+            family = SpMMAlg(s.family)
+        except ValueError:  # a family added by a newer library
+            family = s.family
+        return cls(family=family, kernel=s.kernel.decode(), config=s.config.decode(),
+                   workspace_bytes=s.workspace_bytes, metadata_bytes=s.metadata_bytes,
+                   values_bytes=s.values_bytes, analyze_ms=s.analyze_ms, nnz=s.nnz,
+                   padded_nnz=s.padded_nnz, columns_skipped=s.columns_skipped,
+                   reorder_retries=s.reorder_retries, split_k=s.split_k, packing=bool(s.packing),
+                   candidates=s.candidates, searched=bool(s.searched),
+                   predicted_speedup=s.predicted_speedup)
+
+
+def _is_device_scalar(x) -> bool:
+    return not isinstance(x, (int, float)) and (
+        hasattr(x, "__cuda_array_interface__") or hasattr(x, "data_ptr") or hasattr(x, "__dlpack__"))
+
+
+@contextlib.contextmanager
+def _scalars(h, alpha, beta, integer: bool):
+    """Pointers to alpha and beta: host values (float, or int32 when the output is 32I), or
+    one-element device arrays of that type, for which the handle switches to device pointer
+    mode for the call."""
+    on_device = _is_device_scalar(alpha), _is_device_scalar(beta)
+    if on_device[0] != on_device[1]:
+        raise InvalidValueError("alpha and beta must both be host numbers or both device arrays")
+    if not on_device[0]:
+        if integer:
+            for x, n in ((alpha, "alpha"), (beta, "beta")):
+                if float(x) != int(x):
+                    raise InvalidValueError(f"{n} ({x}) must be an integer when C is 32I")
+            a, b = ctypes.c_int32(int(alpha)), ctypes.c_int32(int(beta))
+        else:
+            a, b = ctypes.c_float(alpha), ctypes.c_float(beta)
+        yield ctypes.cast(ctypes.pointer(a), ctypes.c_void_p), ctypes.cast(ctypes.pointer(b), ctypes.c_void_p)
+        return
+    want = DataType.R_32I if integer else DataType.R_32F
+    views = [view(x, name=n) for x, n in ((alpha, "alpha"), (beta, "beta"))]
+    for v, n in zip(views, ("alpha", "beta")):
+        if v.dtype != want or v.size != 1:
+            raise InvalidValueError(f"a device {n} must be one {want.name} element")
+    h.pointer_mode = PointerMode.DEVICE
+    try:
+        yield ctypes.c_void_p(views[0].ptr), ctypes.c_void_p(views[1].ptr)
+    finally:
+        h.pointer_mode = PointerMode.HOST
+
+
+class Plan:
+    """Base of SpMMPlan and SDDMMPlan. Build them with :meth:`Plan.spmm` / :meth:`Plan.sddmm`."""
+
+    def __init__(self, handle):
+        self._ptr = ctypes.c_void_p()
+        self._handle = handle  # the caller's handle, or None: this thread's default handle
+        self._workspace = None
+
+    # -- constructors
+    @staticmethod
+    def spmm(A: SparseMatrix, B, out=None, *, handle=None, out_dtype=None, out_order=None,
+             compute_type=None, alg=SpMMAlg.DEFAULT) -> "SpMMPlan":
+        """Analyzes C = alpha * A @ B + beta * C for B's shape, type and order. `out` (optional)
+        gives C's type and order; otherwise out_dtype (default: A's float type, or 32I for
+        integer inputs) and out_order (default: B's order)."""
+        return SpMMPlan(A, B, out, handle=handle, out_dtype=out_dtype, out_order=out_order,
+                        compute_type=compute_type, alg=alg)
+
+    @staticmethod
+    def sddmm(A, B, C: SparseMatrix, *, handle=None, compute_type=None,
+              alg=SpMMAlg.DEFAULT) -> "SDDMMPlan":
+        """Analyzes C = alpha * (A @ B) .* spy(C) + beta * C with C sparse (its pattern is the mask)."""
+        return SDDMMPlan(A, B, C, handle=handle, compute_type=compute_type, alg=alg)
+
+    # -- common calls
+    @property
+    def ptr(self) -> ctypes.c_void_p:
+        if not self._ptr:
+            raise ValueError("the plan was closed")
+        return self._ptr
+
+    @property
+    def info(self) -> PlanInfo:
+        s = PlanInfoStruct()
+        call("spxPlanGetInfo", self.ptr, ctypes.byref(s))
+        return PlanInfo.from_struct(s)
+
+    @property
+    def workspace_bytes(self) -> int:
+        out = ctypes.c_size_t()
+        call("spxPlanGetWorkspaceSize", self.ptr, ctypes.byref(out))
+        return out.value
+
+    def _workspace_ptr(self, like) -> ctypes.c_void_p | None:
+        n = self.workspace_bytes
+        if n == 0:
+            return None
+        if self._workspace is None:
+            backend = _backend.for_view(like)
+            self._workspace = backend.empty((n,), DataType.R_8U, like.device)
+        return ctypes.c_void_p(view(self._workspace).ptr)
+
+    def close(self) -> None:
+        """Frees the plan (waits for the device first) and drops its references."""
+        if self._ptr:
+            try:
+                lib().spxPlanDestroy(self._ptr)
+            finally:
+                self._ptr = ctypes.c_void_p()
+                self._workspace = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+def _default_compute(dtype: DataType) -> DataType:
+    return DataType.R_32F if dtype.is_float else DataType.R_32I
+
+
+class SpMMPlan(Plan):
+    """C = alpha * A @ B + beta * C, analyzed once. Call it with new B (and C) of the analyzed
+    shapes, types and orders: ``C = plan(B)`` or ``plan(B, out=C, beta=1.0)``."""
+
+    def __init__(self, A, B, out, *, handle, out_dtype, out_order, compute_type, alg):
+        super().__init__(handle)
+        if not isinstance(A, SparseMatrix):
+            raise InvalidValueError(f"A must be an spx sparse matrix, not {type(A).__name__}")
+        self.A = A
+        b = as_dense(B)
+        self._spare = None  # an output allocated for analyze, handed out by the first call
+        if out is None:
+            dtype = as_datatype(out_dtype) if out_dtype is not None else (
+                b.dtype if A.dtype.is_float and b.dtype.is_float else DataType.R_32I)
+            order = Order(out_order) if out_order is not None else b.order
+            out = self._spare = _backend.for_view(b.view).empty((A.shape[0], b.shape[1]), dtype,
+                                                                b.view.device, order)
+        c = as_dense(out)
+        self.out_dtype, self.out_order, self.out_shape = c.dtype, c.order, c.shape
+        self.compute_type = as_datatype(compute_type) if compute_type is not None else _default_compute(A.dtype)
+        h = resolve(handle, [b.view])
+        with b.descriptor() as bd, c.descriptor() as cd:
+            call("spxSpMM_analyze", h.ptr, A.descr, bd.ptr, cd.ptr, int(self.compute_type),
+                 int(alg), ctypes.byref(self._ptr))
+
+    def _out(self, b: Dense, out):
+        if out is not None:
+            return out
+        spare = view(self._spare) if self._spare is not None else None
+        if spare is not None and spare.kind == b.view.kind and spare.device == b.view.device:
+            out, self._spare = self._spare, None
+            return out
+        return _backend.for_view(b.view).empty(self.out_shape, self.out_dtype, b.view.device,
+                                               self.out_order)
+
+    def _run(self, fn, B, out, alpha, beta, handle):
+        b = as_dense(B)
+        out = self._out(b, out)
+        c = as_dense(out)
+        h = resolve(handle if handle is not None else self._handle, [b.view, c.view])
+        with b.descriptor() as bd, c.descriptor() as cd, \
+                _scalars(h, alpha, beta, self.out_dtype == DataType.R_32I) as (pa, pb):
+            call(fn, h.ptr, self.ptr, pa, self.A.descr, bd.ptr, pb, cd.ptr,
+                 self._workspace_ptr(b.view))
+        return out
+
+    def __call__(self, B, out=None, *, alpha=1.0, beta=0.0, handle=None):
+        """Queues C = alpha * A @ B + beta * C on the handle's stream and returns C (`out`, or a
+        new array of B's library). alpha/beta: numbers, or one-element device arrays."""
+        return self._run("spxSpMM", B, out, alpha, beta, handle)
+
+    execute = __call__
+
+    def search(self, B, out=None, *, alpha=1.0, beta=0.0, handle=None):
+        """Times the family's configurations on these operands and keeps the fastest
+        (spxSpMM_search); blocks, and returns C holding the product."""
+        return self._run("spxSpMM_search", B, out, alpha, beta, handle)
+
+    def update_values(self, values=None, *, handle=None) -> None:
+        """A's values changed (in place, or pass the new array): re-pack the plan's copy without
+        structural analysis (spxPlanUpdateValues, queued on the handle's stream)."""
+        if values is not None:
+            self.A.set_values(values)
+        h = resolve(handle if handle is not None else self._handle, [self.A._views["values"]])
+        call("spxPlanUpdateValues", h.ptr, self.ptr, self.A.descr)
+
+
+class SDDMMPlan(Plan):
+    """C = alpha * (A @ B) .* spy(C) + beta * C, analyzed once; C is a sparse matrix whose values
+    are written in place: ``plan(A, B)`` returns C."""
+
+    def __init__(self, A, B, C, *, handle, compute_type, alg):
+        super().__init__(handle)
+        if not isinstance(C, SparseMatrix):
+            raise InvalidValueError(f"C must be an spx sparse matrix, not {type(C).__name__}")
+        self.C = C
+        a, b = as_dense(A), as_dense(B)
+        self.compute_type = as_datatype(compute_type) if compute_type is not None else _default_compute(a.dtype)
+        h = resolve(handle, [a.view])
+        with a.descriptor() as ad, b.descriptor() as bd:
+            call("spxSDDMM_analyze", h.ptr, ad.ptr, bd.ptr, C.descr, int(self.compute_type),
+                 int(alg), ctypes.byref(self._ptr))
+
+    def __call__(self, A, B, C=None, *, alpha=1.0, beta=0.0, handle=None):
+        C = self.C if C is None else C
+        a, b = as_dense(A), as_dense(B)
+        h = resolve(handle if handle is not None else self._handle, [a.view, b.view])
+        with a.descriptor() as ad, b.descriptor() as bd, \
+                _scalars(h, alpha, beta, C.dtype == DataType.R_32I) as (pa, pb):
+            call("spxSDDMM", h.ptr, self.ptr, pa, ad.ptr, bd.ptr, pb, C.descr,
+                 self._workspace_ptr(a.view))
+        return C
+
+    execute = __call__
+
+    def update_values(self, values=None, *, handle=None) -> None:
+        """SDDMM plans keep no copy of values; the library says so (InvalidValueError)."""
+        h = resolve(handle if handle is not None else self._handle, [self.C._views["values"]])
+        call("spxPlanUpdateValues", h.ptr, self.ptr, self.C.descr)
