@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds libspx, its tests, examples and spx-bench for the GPU machine on a machine without a
 # GPU, and gathers what the GPU run needs into gpu-artifacts/ (kept under the 64 MiB a device
-# call may carry). Then, on the GPU machine: scripts/gpu-run.sh [--sanitize] [--bench ARGS].
+# call may carry): binaries, libspx.so, the examples (C, C++, Fortran) and the Python package. Then, on the GPU machine: scripts/gpu-run.sh [--sanitize] [--bench ARGS].
 # Options: --archs "80;90" (default 90), --with-data (also copy the DLMC archives),
 # --build DIR (default build-gpu), --out DIR (default gpu-artifacts; e.g. a worktree's artifacts
 # copied into the main checkout, which is what the device tool sends).
@@ -32,7 +32,24 @@ for t in "$build"/tests/gpu/test_*; do [ -x "$t" ] && [ -f "$t" ] && cp "$t" "$o
 for t in "$build"/tests/cpu/test_*; do [ -x "$t" ] && [ -f "$t" ] && cp "$t" "$out/bin/cpu/"; done
 cp "$build/examples/quickstart" "$out/bin/"
 cp "$build/bench/spx-bench" "$out/bin/"
+# The per-family examples (C and C++), and the Fortran example when gfortran built it, with the
+# Fortran runtime it links (the GPU machine may not have one).
+mkdir -p "$out/bin/examples"
+for e in nm_spmm ell_spmm int8_bcrs_spmm families; do
+  [ -x "$build/examples/$e" ] && cp "$build/examples/$e" "$out/bin/examples/"
+done
+if [ -x "$build/bindings/fortran/nm_spmm_fortran" ]; then
+  mkdir -p "$out/bin/fortran"
+  cp "$build/bindings/fortran/nm_spmm_fortran" "$out/bin/fortran/"
+  ldd "$build/bindings/fortran/nm_spmm_fortran" | awk '/libgfortran|libquadmath/ {print $3}' \
+    | while read -r lib; do cp -L "$lib" "$out/lib/"; done
+fi
 strip --strip-unneeded "$out"/bin/*/* "$out"/bin/quickstart "$out"/bin/spx-bench 2>/dev/null || true
+# The Python package with its tests (pure Python) and the headers its tests compare against.
+mkdir -p "$out/python"
+cp -r bindings/python/spx bindings/python/tests bindings/python/pyproject.toml "$out/python/"
+find "$out/python" -name __pycache__ -prune -exec rm -rf {} +
+cp -r include "$out/include"
 if [ $with_data = 1 ]; then
   mkdir -p "$out/data"
   cp ../shared/data/*.tar.xz "$out/data/" 2>/dev/null || cp shared/data/*.tar.xz "$out/data/"

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# On the GPU machine: runs every GPU test binary (and the CPU ones), the quickstart and
-# `spx-bench all --quick` from gpu-artifacts/ (made by scripts/gpu-build.sh), then prints a
-# summary. --sanitize also runs each GPU test under compute-sanitizer memcheck and racecheck.
+# On the GPU machine: runs every GPU test binary (and the CPU ones), the quickstart, the
+# examples (C, C++, Fortran), the Python binding tests and `spx-bench all --quick` from
+# gpu-artifacts/ (made by scripts/gpu-build.sh), then prints a summary. --sanitize also runs
+# each GPU test under compute-sanitizer memcheck and racecheck.
 # --bench "ARGS" runs `spx-bench ARGS` instead of `all --quick` (e.g. --bench "nm --csv $OUT/nm.csv").
 # Logs go to ./gpu-logs; when $OUT is set (the device tool), they are also packed into
 # $OUT/gpu-logs.tar.gz together with the summary in $OUT/summary.txt (few files come back).
 # --artifacts DIR reads another artifacts folder; --only REGEX runs only the test binaries whose
-# name matches (grep -E), e.g. --only 'srbcrs|api'.
+# name matches (grep -E), e.g. --only 'srbcrs|api'; it also picks the examples (example-NAME)
+# and the Python tests (python-bindings).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 art=gpu-artifacts
@@ -54,6 +56,21 @@ run() {  # run NAME CMD...: runs, logs, records pass/fail
 for t in "$art"/bin/cpu/test_*; do [[ $(basename "$t") =~ $only ]] || continue; run "cpu-$(basename "$t")" "$t"; done
 for t in "$art"/bin/gpu/test_*; do [[ $(basename "$t") =~ $only ]] || continue; run "gpu-$(basename "$t")" "$t"; done
 run quickstart "$art/bin/quickstart"
+# The per-family examples, the Fortran example and the Python binding tests (CPU and GPU ones;
+# PyTorch and CuPy come from the machine), each when the artifacts have them and --only matches.
+for e in "$art"/bin/examples/* "$art"/bin/fortran/*; do
+  [ -x "$e" ] || continue
+  name="example-$(basename "$e")"
+  [[ $name =~ $only ]] && run "$name" "$e"
+done
+if [ -d "$art/python" ] && [[ python-bindings =~ $only ]]; then
+  if python3 -c "import pytest" 2>/dev/null; then
+    run python-bindings env SPX_LIBRARY="$PWD/$art/lib/libspx.so" SPX_INCLUDE_DIR="$PWD/$art/include" \
+      PYTHONDONTWRITEBYTECODE=1 python3 -m pytest -q -rs -p no:cacheprovider "$art/python/tests"
+  else
+    summary+=("SKIP  python-bindings (python3 has no pytest)")
+  fi
+fi
 if [ $sanitize = 1 ]; then
   for t in "$art"/bin/gpu/test_*; do
     [[ $(basename "$t") =~ $only ]] || continue

@@ -1,4 +1,5 @@
 """Import, version and enums against the C header and the loaded library (no GPU needed)."""
+import pathlib
 import re
 
 import pytest
@@ -36,10 +37,12 @@ def test_version_matches_library_header_and_cmake(include_dir, repo_root):
     lib = spx.library_version()
     assert lib == header_version(include_dir)
     assert spx.__version__ == "%d.%d.%d" % lib
-    cmake = (repo_root / "CMakeLists.txt").read_text()
-    assert re.search(r"project\(spx VERSION (\d+\.\d+\.\d+)", cmake).group(1) == spx.__version__
-    pyproject = (repo_root / "bindings" / "python" / "pyproject.toml").read_text()
+    pyproject = (pathlib.Path(__file__).resolve().parent.parent / "pyproject.toml").read_text()
     assert re.search(r'^version = "([^"]+)"', pyproject, re.M).group(1) == spx.__version__
+    cmake = repo_root / "CMakeLists.txt"
+    if cmake.is_file():  # absent where only the package and headers were copied (GPU run)
+        found = re.search(r"project\(spx VERSION (\d+\.\d+\.\d+)", cmake.read_text())
+        assert found.group(1) == spx.__version__
 
 
 def test_enums_match_the_c_header(include_dir):
