@@ -154,6 +154,10 @@ __global__ void __launch_bounds__(kBlockThreads)
   reduce_and_store<NT>(a, acc, row, active, sub, lanes, n0, ncols);
 }
 
+__device__ __forceinline__ void prefetch_l2(const void* p) {
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+}
+
 /// Copies B[:, n0 : n0 + ncols] into bs[k][NT] (row r at r * NT), zero in the columns past ncols,
 /// so the gathers need no column guard. `b_vec`: row-major B whose chunk rows can be read as
 /// whole NT * sizeof(T)-byte vectors (ncols == NT and aligned).
@@ -202,12 +206,25 @@ __global__ void __launch_bounds__(kStagedThreads)
   T* bs = reinterpret_cast<T*>(smem);
   const int64_t n0 = static_cast<int64_t>(blockIdx.y) * NT;
   const int ncols = static_cast<int>(a.n - n0 < NT ? a.n - n0 : NT);
-  stage_b_chunk<T, NT>(a, n0, ncols, b_vec, bs);
-  __syncthreads();
-
   const int lanes = 1 << lanes_log2;
   const int sub = threadIdx.x & (lanes - 1);
   const int64_t rows_per_pass = kStagedThreads >> lanes_log2;
+  {
+    // Start the first pass's A loads towards L2 before staging B: at decode sizes a block makes
+    // one or two passes, so staging and A's DRAM latency would otherwise add up.
+    const int64_t row =
+        static_cast<int64_t>(blockIdx.x) * rows_per_pass + (threadIdx.x >> lanes_log2);
+    if (row < a.m) {
+      const int64_t first = row * a.width + static_cast<int64_t>(sub) * kSlotVector;
+      if (first < (row + 1) * a.width) {
+        prefetch_l2(static_cast<const T*>(a.values) + first);
+        prefetch_l2(static_cast<const I*>(a.indices) + first);
+      }
+    }
+  }
+  stage_b_chunk<T, NT>(a, n0, ncols, b_vec, bs);
+  __syncthreads();
+
   // Persistent: the block walks rows_per_pass rows at a time; every thread runs the same number
   // of passes, so the whole warp reaches the shuffles of reduce_and_store together.
   for (int64_t base = static_cast<int64_t>(blockIdx.x) * rows_per_pass; base < a.m;
