@@ -19,7 +19,9 @@ namespace {
 
 namespace ek = kernels::ell;
 
-const char* order_name(spxOrder_t o) { return o == SPX_ORDER_ROW ? "row" : "col"; }
+const char* order_name(spxOrder_t o) {
+  return o == SPX_ORDER_ROW ? "row" : "col";
+}
 
 /// Roofline model of the speedup over dense cuBLAS (documented in kernels/ell/README.md):
 /// time = max(bytes / DRAM bandwidth, flops / compute rate) + a launch floor, for both.
@@ -33,8 +35,9 @@ double predicted_speedup(const SpmmProblem& p, const plan::EllLayout& l) {
   const double dense_rate = half ? 600.0e12 : 45.0e12;  // HGEMM (tensor cores) / SGEMM
   const double sparse_bytes = static_cast<double>(l.slots()) * (elem + (l.index16 ? 2 : 4)) +
                               m * 4 + k * n * elem + m * n * c_elem;
-  const double sparse = std::max(sparse_bytes / kBandwidth,
-                                 2.0 * static_cast<double>(l.nnz) * n / kSparseRate) + kFloor;
+  const double sparse =
+      std::max(sparse_bytes / kBandwidth, 2.0 * static_cast<double>(l.nnz) * n / kSparseRate) +
+      kFloor;
   const double dense_bytes = (m * k + k * n) * elem + m * n * c_elem;
   const double dense = std::max(dense_bytes / kBandwidth, 2.0 * m * n * k / dense_rate) + kFloor;
   return dense / sparse;
@@ -52,7 +55,8 @@ class EllSpmm final : public SpmmKernelPlan {
     slots_ = l.slots();
     alloc_slots_ = static_cast<int64_t>(l.col.size());  // slots + the overrun pad
     overflow_ = l.overflow;
-    device::check(ek::spmm_load(half_, index16_), "loading the ELL SpMM kernels");
+    device::check(ek::spmm_load(half_, index16_, p.h.smem_per_block_optin),
+                  "loading the ELL SpMM kernels");
     device::check(ek::pack_values_load(), "loading the ELL value packing kernel");
     indices_ = index16_ ? device::upload(l.col16(), p.h.stream) : device::upload(l.col, p.h.stream);
     row_len_ = device::upload(l.row_len, p.h.stream);
@@ -68,17 +72,21 @@ class EllSpmm final : public SpmmKernelPlan {
     s.value_bytes = half_ ? 2 : 4;
     s.b_row_major = p.B.order == SPX_ORDER_ROW;
     s.sm_count = p.h.sm_count > 0 ? p.h.sm_count : 132;
+    s.smem_optin = static_cast<int64_t>(p.h.smem_per_block_optin);
+    sm_count_ = s.sm_count;
     candidates_ = ek::candidate_configs(s);
     if (const char* force = std::getenv("SPX_ELL_FORCE_CANDIDATE")) {
       const int i = std::atoi(force);
-      if (i >= 0 && i < candidate_count()) selected_ = i;
-      else log::info("SPX_ELL_FORCE_CANDIDATE=%s ignored: the plan has %d candidates", force,
-                     candidate_count());
+      if (i >= 0 && i < candidate_count())
+        selected_ = i;
+      else
+        log::info("SPX_ELL_FORCE_CANDIDATE=%s ignored: the plan has %d candidates", force,
+                  candidate_count());
     }
-    suffix_ = strf("; A %s ELL w=%lld idx%d, overflow %lld entries; B %s, C %s %s",
-                   dtype::name(p.A.type), static_cast<long long>(width_), index16_ ? 16 : 32,
-                   static_cast<long long>(overflow_), order_name(p.B.order), dtype::name(p.C.type),
-                   order_name(p.C.order));
+    suffix_ =
+        strf("; A %s ELL w=%lld idx%d, overflow %lld entries; B %s, C %s %s", dtype::name(p.A.type),
+             static_cast<long long>(width_), index16_ ? 16 : 32, static_cast<long long>(overflow_),
+             order_name(p.B.order), dtype::name(p.C.type), order_name(p.C.order));
     update_values(p.h, p.A);
     device::check(cudaStreamSynchronize(p.h.stream), "packing A's values into the ELL plan");
   }
@@ -99,6 +107,7 @@ class EllSpmm final : public SpmmKernelPlan {
     a.C = view_of(call.C);
     a.scalars = scalars_of(h, call.alpha, call.beta, false);
     a.workspace = call.workspace;
+    a.sm_count = sm_count_;
     device::check(ek::spmm(a, candidates_[selected_], h.stream), "launching the ELL SpMM kernel");
   }
 
@@ -137,6 +146,7 @@ class EllSpmm final : public SpmmKernelPlan {
  private:
   bool half_ = false, index16_ = false;
   int64_t m_ = 0, k_ = 0, n_ = 0, width_ = 0, slots_ = 0, alloc_slots_ = 0, overflow_ = 0;
+  int sm_count_ = 132;
   device::Buffer values_, indices_, row_len_, tail_ptr_, slot_map_;
   std::vector<ek::EllConfig> candidates_;
   int selected_ = 0;
@@ -148,14 +158,16 @@ class EllSpmm final : public SpmmKernelPlan {
 Refusal ell_can_implement(const SpmmProblem& p) {
   if (p.A.format != SPX_FORMAT_ELL && p.A.format != SPX_FORMAT_CSR)
     return "the ELL family takes ELL or CSR input only";
-  if (p.A.type == SPX_R_16BF) return "bfloat16 is not supported by the ELL kernels (fp32 and fp16 only)";
+  if (p.A.type == SPX_R_16BF)
+    return "bfloat16 is not supported by the ELL kernels (fp32 and fp16 only)";
   if (p.A.type != SPX_R_32F && p.A.type != SPX_R_16F)
     return strf("%s values are not supported by the ELL kernels (fp32 and fp16 only)",
                 dtype::name(p.A.type));
   if (p.B.type != p.A.type || (p.C.type != p.A.type && p.C.type != SPX_R_32F) ||
       p.compute_type != SPX_R_32F)
     return "the ELL kernels need B of A's type, C of A's type or 32F, and 32F compute";
-  if (p.A.value_slots() > INT32_MAX) return "A has more value slots than ELL's 32-bit slot map holds";
+  if (p.A.value_slots() > INT32_MAX)
+    return "A has more value slots than ELL's 32-bit slot map holds";
   if (p.A.format == SPX_FORMAT_ELL) return {};
   return plan::ell_near_uniform(to_csr(p.A, download_structure(p.h, p.A)));
 }

@@ -24,8 +24,12 @@ using knm::TileId;
 using knm::TileShape;
 using ll = long long;
 
-bool fast_m(int64_t m) { return m == 4 || m == 8 || m == 16 || m == 32 || m == 64 || m == 128; }
-bool fast_l(int64_t l) { return l == 16 || l == 32 || l == 64 || l == 128; }
+bool fast_m(int64_t m) {
+  return m == 4 || m == 8 || m == 16 || m == 32 || m == 64 || m == 128;
+}
+bool fast_l(int64_t l) {
+  return l == 16 || l == 32 || l == 64 || l == 128;
+}
 
 /// Largest n (columns of B and C) a launch takes: n tiles of the smallest BN on grid.y.
 constexpr int64_t kMaxN = int64_t{65535} * 32;
@@ -72,8 +76,9 @@ int env_tile() {
 
 struct Candidate {
   TileId tile;
-  int split;            ///< effective split (no empty parts)
+  int split;  ///< effective split (no empty parts)
   int stages_per_split;
+  bool stage_b;  ///< a column-major B is first copied row-major into the workspace
 };
 
 class NmSpmm final : public SpmmKernelPlan {
@@ -85,7 +90,8 @@ class NmSpmm final : public SpmmKernelPlan {
     device::check(knm::relayout_load(), "loading the NM value re-layout kernel");
     a_t_ = device::Buffer(static_cast<size_t>(staging.kc_pad * staging.rows_pad) * sizeof(float));
     if (a_t_.bytes() > 0)
-      device::check(cudaMemsetAsync(a_t_.get(), 0, a_t_.bytes(), p.h.stream), "zeroing the NM value padding");
+      device::check(cudaMemsetAsync(a_t_.get(), 0, a_t_.bytes(), p.h.stream),
+                    "zeroing the NM value padding");
     ridx_ = device::upload(layout.ridx, p.h.stream);
     col_info_ = device::upload(layout.col_info, p.h.stream);
     col_count_ = device::upload(layout.col_count, p.h.stream);
@@ -112,7 +118,7 @@ class NmSpmm final : public SpmmKernelPlan {
     device::check(cudaStreamSynchronize(p.h.stream), "re-laying out A's values into the plan");
   }
 
-  void add_candidate(TileId tile, int split) {
+  void add_candidate(TileId tile, int split, bool stage_b) {
     const int stages = base_.stages;
     int sps = stages, eff = 1;
     if (split > 1 && stages > 1) {
@@ -120,9 +126,10 @@ class NmSpmm final : public SpmmKernelPlan {
       eff = (stages + sps - 1) / sps;
     }
     if (stages == 0) sps = 0;
+    stage_b = stage_b && b_order_ == SPX_ORDER_COL;
     for (const Candidate& c : candidates_)
-      if (c.tile == tile && c.split == eff) return;
-    candidates_.push_back({tile, eff, sps});
+      if (c.tile == tile && c.split == eff && c.stage_b == stage_b) return;
+    candidates_.push_back({tile, eff, sps, stage_b});
   }
 
   void run(const spxContext& h, const SpmmCall& call) const override {
@@ -133,7 +140,19 @@ class NmSpmm final : public SpmmKernelPlan {
     a.B = view_of(call.B);
     a.C = view_of(call.C);
     a.scalars = scalars_of(h, call.alpha, call.beta, false);
-    a.workspace = static_cast<float*>(call.workspace);
+    unsigned char* ws = static_cast<unsigned char*>(call.workspace);
+    if (c.stage_b && a.B.order == SPX_ORDER_COL) {
+      knm::StageBArgs sb;
+      sb.k = a.k;
+      sb.n = a.n;
+      sb.ld_out = knm::staged_b_ld(a.n);
+      sb.B = a.B;
+      sb.out = reinterpret_cast<float*>(ws);
+      device::check(knm::stage_b_row_major(sb, h.stream), "launching the NM B staging copy");
+      a.B = kernels::DenseView{ws, knm::staged_b_ld(a.n), SPX_R_32F, SPX_ORDER_ROW};
+      ws += knm::staged_b_bytes(a.k, a.n);
+    }
+    a.workspace = reinterpret_cast<float*>(ws);
     device::check(knm::spmm(c.tile, a, h.stream), "launching the NM SpMM kernel");
   }
 
@@ -160,14 +179,15 @@ class NmSpmm final : public SpmmKernelPlan {
     const Candidate& c = candidates_[static_cast<size_t>(candidate)];
     const TileShape& t = knm::tile_shape(c.tile);
     knm::SpmmArgs a = base_;
-    char buf[192];
-    std::snprintf(buf, sizeof buf,
-                  "tile %s %dx%d (thread %dx%d, %d thr); %lld:%lld L %lld; w_s %d k_s %d; "
-                  "packing %s; split-K %d; B %s C %s; smem %lld B",
-                  t.name, t.bm, t.bn, t.tm, t.tn, t.threads, ll(dims_.n), ll(dims_.m), ll(dims_.l),
-                  a.w_s, a.k_s, packing_ ? "on" : "off", c.split,
-                  b_order_ == SPX_ORDER_ROW ? "row" : "col", c_order_ == SPX_ORDER_ROW ? "row" : "col",
-                  ll(knm::spmm_smem_bytes(c.tile, a)));
+    char buf[224];
+    std::snprintf(
+        buf, sizeof buf,
+        "tile %s %dx%d (thread %dx%d, %d thr); %lld:%lld L %lld; w_s %d k_s %d; "
+        "packing %s; split-K %d; B %s C %s; smem %lld B",
+        t.name, t.bm, t.bn, t.tm, t.tn, t.threads, ll(dims_.n), ll(dims_.m), ll(dims_.l), a.w_s,
+        a.k_s, packing_ ? "on" : "off", c.split,
+        b_order_ == SPX_ORDER_ROW ? "row" : (c.stage_b ? "col (staged row-major)" : "col"),
+        c_order_ == SPX_ORDER_ROW ? "row" : "col", ll(knm::spmm_smem_bytes(c.tile, a)));
     return buf;
   }
 
@@ -176,7 +196,8 @@ class NmSpmm final : public SpmmKernelPlan {
     for (const Candidate& c : candidates_) {
       knm::SpmmArgs a = base_;
       a.split = c.split;
-      most = std::max(most, knm::spmm_workspace_bytes(a));
+      const int64_t staged = c.stage_b ? knm::staged_b_bytes(base_.k, base_.n) : 0;
+      most = std::max(most, staged + knm::spmm_workspace_bytes(a));
     }
     return static_cast<size_t>(most);
   }
@@ -251,7 +272,10 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
   cost.w_s_packed = dims.n * w_packed;
   cost.packed_rows = stats.mean_rows;
   cost.packed_sectors = stats.mean_sectors;
-  cost.b_col_major = p.B.order == SPX_ORDER_COL;
+  // A column-major B is staged row-major before the kernel (see kernels/nm/launch.hpp: StageBArgs)
+  // unless SPX_NM_STAGE_B=0; the kernel then loads it as row-major.
+  const bool stage_b = p.B.order == SPX_ORDER_COL && env_int("SPX_NM_STAGE_B", 1) != 0;
+  cost.b_col_major = p.B.order == SPX_ORDER_COL && !stage_b;
   const plan::NmPackingDecision decision = plan::nm_decide_packing(cost);
   bool packing = decision.packing;
   const int64_t forced = env_int("SPX_NM_FORCE_PACKING", -1);
@@ -275,19 +299,25 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
   if (forced_tile >= 0 && fits[forced_tile]) choice.tile = static_cast<TileId>(forced_tile);
   const int64_t forced_split = env_int("SPX_NM_FORCE_SPLIT", 0);
   if (forced_split >= 1) choice.split = static_cast<int>(std::min<int64_t>(forced_split, 64));
-  k->add_candidate(choice.tile, choice.split);
+  k->add_candidate(choice.tile, choice.split, stage_b);
   for (int i = knm::kTileCount - 1; i >= 0; --i)
-    if (fits[i]) k->add_candidate(static_cast<TileId>(i), 1);
-  if (choice.split > 1) k->add_candidate(choice.tile, 1);
+    if (fits[i]) k->add_candidate(static_cast<TileId>(i), 1, stage_b);
+  if (choice.split > 1) k->add_candidate(choice.tile, 1, stage_b);
+  // The direct column-major loader stays available to spxSpMM_search.
+  if (stage_b) k->add_candidate(choice.tile, choice.split, false);
 
   // What the model expects against dense SGEMM (cuBLAS at ~82 % of the FFMA rate).
   const TileShape& t = knm::tile_shape(k->chosen().tile);
   plan::NmStageCostInput mine = cost;
   mine.bm = t.bm;
   mine.bn = t.bn;
-  if (packing) mine.w_s_plain = 0; else mine.w_s_packed = 0;
+  if (packing)
+    mine.w_s_plain = 0;
+  else
+    mine.w_s_packed = 0;
   const plan::NmPackingDecision d = plan::nm_decide_packing(mine);
-  const double clk_per_slot = (packing ? d.clk_per_slot_packed : d.clk_per_slot_plain) / t.efficiency;
+  const double clk_per_slot =
+      (packing ? d.clk_per_slot_packed : d.clk_per_slot_plain) / t.efficiency;
   const double blocks = std::ceil(static_cast<double>(dims.rows) / t.bm) *
                         std::ceil(static_cast<double>(n_cols) / t.bn);
   const double sms = std::max(1, sm_count);
@@ -304,11 +334,12 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
   info.split_k = k->chosen().split;
   info.packing = packing ? 1 : 0;
   info.predicted_speedup = sparse_clk > 0 ? dense_clk / sparse_clk : 0.0;
-  log::info("NM plan: packing %s (model: AI plain %.1f, packed %.1f FLOP/B, balance %.1f; "
-            "clk/slot plain %.0f, packed %.0f%s)",
-            packing ? "on" : "off", decision.ai_plain, decision.ai_packed, decision.balance,
-            decision.clk_per_slot_plain, decision.clk_per_slot_packed,
-            forced >= 0 ? "; forced by SPX_NM_FORCE_PACKING" : "");
+  log::info(
+      "NM plan: packing %s (model: AI plain %.1f, packed %.1f FLOP/B, balance %.1f; "
+      "clk/slot plain %.0f, packed %.0f%s)",
+      packing ? "on" : "off", decision.ai_plain, decision.ai_packed, decision.balance,
+      decision.clk_per_slot_plain, decision.clk_per_slot_packed,
+      forced >= 0 ? "; forced by SPX_NM_FORCE_PACKING" : "");
   return k;
 }
 

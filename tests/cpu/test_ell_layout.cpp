@@ -135,6 +135,38 @@ TEST_CASE("near-uniform rule for CSR inputs", "[ell]") {
   CHECK_FALSE(ell_near_uniform(csr_with_lengths(std::vector<int32_t>(8, 0), 64)).empty());
 }
 
+TEST_CASE("configuration rule: B is staged in shared memory when its chunk fits", "[ell]") {
+  ek::EllShape s;
+  s.m = 4096;
+  s.k = 4096;
+  s.n = 8;
+  s.width = 410;
+  s.value_bytes = 2;
+  s.smem_optin = 0;  // unknown device: never staged
+  CHECK_FALSE(ek::choose_config(s).stage_b);
+  s.smem_optin = 232448;  // sm_90 opt-in
+  ek::EllConfig c = ek::choose_config(s);
+  CHECK(c.stage_b);  // 4096 x 8 fp16 = 64 KiB
+  CHECK(ek::slot_stage_bytes(s.k, c.nt, 2) == 4096 * 8 * 2);
+  s.k = 11008;
+  s.n = 16;  // 11008 x 16 fp16 = 344 KiB: does not fit
+  CHECK_FALSE(ek::choose_config(s).stage_b);
+  s.n = 8;   // 172 KiB fits
+  CHECK(ek::choose_config(s).stage_b);
+  s.value_bytes = 4;  // fp32: 344 KiB
+  CHECK_FALSE(ek::choose_config(s).stage_b);
+  // Both variants are offered to spxSpMM_search when the chunk fits; the staged ones first.
+  s.value_bytes = 2;
+  const auto cands = ek::candidate_configs(s);
+  int staged = 0, global = 0;
+  for (const auto& k : cands)
+    if (k.kind == ek::KernelKind::SlotSplit) (k.stage_b ? staged : global)++;
+  CHECK(staged == 4);
+  CHECK(global == 4);
+  CHECK(cands[0].stage_b);
+  CHECK(cands[0].describe().find("B in smem") != std::string::npos);
+}
+
 TEST_CASE("configuration rule: decode shapes split slots, large n tiles rows", "[ell]") {
   ek::EllShape s;
   s.m = 4096;

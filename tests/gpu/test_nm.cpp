@@ -59,9 +59,10 @@ struct NmCase {
   spxOrder_t b_order = SPX_ORDER_COL, c_order = SPX_ORDER_COL;
   double alpha = 1, beta = 0;
   int64_t ld_pad = 0;
-  int packing = -1;            ///< -1: the model decides; 0 / 1: forced
-  int split = 0;               ///< 0: the plan decides; >= 1: forced
-  std::string tile;            ///< "": the plan decides
+  int packing = -1;  ///< -1: the model decides; 0 / 1: forced
+  int split = 0;     ///< 0: the plan decides; >= 1: forced
+  std::string tile;  ///< "": the plan decides
+  int stage_b = -1;  ///< column-major B staged row-major: -1 default, 0 / 1 forced
   bool device_scalars = false;
   uint64_t seed = 1;
 
@@ -71,7 +72,8 @@ struct NmCase {
            order_name(b_order) + " C " + order_name(c_order) + ", alpha " + std::to_string(alpha) +
            " beta " + std::to_string(beta) + ", ld pad " + std::to_string(ld_pad) + ", packing " +
            std::to_string(packing) + ", split " + std::to_string(split) + ", tile '" + tile +
-           "'" + (device_scalars ? ", device scalars" : "") + ", seed " + std::to_string(seed);
+           "', stage B " + std::to_string(stage_b) + (device_scalars ? ", device scalars" : "") +
+           ", seed " + std::to_string(seed);
   }
 };
 
@@ -109,6 +111,7 @@ spxPlanInfo_t run_case(spxHandle_t h, const NmCase& c, int64_t* failures) {
     EnvOverride p("SPX_NM_FORCE_PACKING", c.packing < 0 ? "" : std::to_string(c.packing));
     EnvOverride s("SPX_NM_FORCE_SPLIT", c.split <= 0 ? "" : std::to_string(c.split));
     EnvOverride t("SPX_NM_FORCE_TILE", c.tile);
+    EnvOverride b("SPX_NM_STAGE_B", c.stage_b < 0 ? "" : std::to_string(c.stage_b));
     st = spxSpMM_analyze(h, dA.get(), dB.get(), dC.get(), SPX_R_32F, SPX_SPMM_ALG_NM, &raw);
   }
   if (st != SPX_STATUS_SUCCESS) {
@@ -128,6 +131,11 @@ spxPlanInfo_t run_case(spxHandle_t h, const NmCase& c, int64_t* failures) {
     problems += "metadata above 10 % of the values; ";
   if (c.split == 1 && info.split_k != 1) problems += "split-K not off as forced; ";
   if (info.split_k > 1 && info.workspace_bytes == 0) problems += "split-K without workspace; ";
+  const bool staged = info_config(info).find("staged row-major") != std::string::npos;
+  if (staged != (c.b_order == SPX_ORDER_COL && c.stage_b != 0))
+    problems += "B staging not as expected; ";
+  if (staged && info.workspace_bytes < static_cast<size_t>(c.k * c.n * 4))
+    problems += "staging without workspace; ";
 
   DeviceBuffer workspace(info.workspace_bytes);
   const ScalarBytes alpha = make_scalar(c.alpha, SPX_R_32F), beta = make_scalar(c.beta, SPX_R_32F);
@@ -146,7 +154,8 @@ spxPlanInfo_t run_case(spxHandle_t h, const NmCase& c, int64_t* failures) {
                      workspace.get());
     device_sync();
   }
-  if (run_st != SPX_STATUS_SUCCESS) problems += std::string("spxSpMM returned ") + spxGetStatusName(run_st) + "; ";
+  if (run_st != SPX_STATUS_SUCCESS)
+    problems += std::string("spxSpMM returned ") + spxGetStatusName(run_st) + "; ";
   const HostDense got = download(dC, c_init);
   const CheckResult r = check_dense_output(got, c_init, e);
   if (!dC.buf.tail_intact()) problems += "bytes after the end of C were overwritten; ";
@@ -199,7 +208,8 @@ TEST_CASE("NM tiles x split-K x orders x tails x scalars", "[nm][spmm]") {
   struct Pattern {
     int64_t N, M, L;
   };
-  const Pattern patterns[] = {{2, 4, 16}, {1, 8, 32}, {3, 8, 64}, {5, 16, 128}, {7, 32, 16}, {1, 128, 32}};
+  const Pattern patterns[] = {{2, 4, 16},   {1, 8, 32},  {3, 8, 64},
+                              {5, 16, 128}, {7, 32, 16}, {1, 128, 32}};
   const int64_t ns[] = {1, 7, 130, 64};
   const char* tiles[] = {"small", "medium", "large", "huge", "wide"};
   uint64_t seed = 5000;
@@ -226,12 +236,15 @@ TEST_CASE("NM tiles x split-K x orders x tails x scalars", "[nm][spmm]") {
           c.packing = packing;
           c.split = split;
           c.tile = tile;
+          // Column-major B both ways: staged row-major (the default) and the direct loader.
+          c.stage_b = (index / 4) % 2;
           c.seed = seed++;
           ++index;
           const spxPlanInfo_t info = run_case(h.get(), c, &failures);
           if (split == 3 && info.family == SPX_SPMM_ALG_NM) CHECK(info.split_k > 1);
           // A forced tile that does not fit this pattern's stage is ignored by the plan.
-          if (info_config(info).find(std::string("tile ") + tile + " ") != std::string::npos) ++hits[tile];
+          if (info_config(info).find(std::string("tile ") + tile + " ") != std::string::npos)
+            ++hits[tile];
         }
   CHECK(failures == 0);
   for (const char* tile : tiles) {
@@ -311,7 +324,8 @@ TEST_CASE("NM spxPlanUpdateValues re-packs values only", "[nm][spmm]") {
     spxPlan_t raw = nullptr;
     {
       EnvOverride p("SPX_NM_FORCE_PACKING", std::to_string(packing));
-      REQUIRE_SPX(spxSpMM_analyze(h.get(), dA.get(), dB.get(), dC.get(), SPX_R_32F, SPX_SPMM_ALG_NM, &raw));
+      REQUIRE_SPX(
+          spxSpMM_analyze(h.get(), dA.get(), dB.get(), dC.get(), SPX_R_32F, SPX_SPMM_ALG_NM, &raw));
     }
     UniquePlan plan(raw);
     // New values, same structure: the plan must use them after the update.
@@ -324,8 +338,10 @@ TEST_CASE("NM spxPlanUpdateValues re-packs values only", "[nm][spmm]") {
     spxPlanInfo_t info{};
     REQUIRE_SPX(spxPlanGetInfo(plan.get(), &info));
     DeviceBuffer ws(info.workspace_bytes);
-    const ScalarBytes alpha = make_scalar(c.alpha, SPX_R_32F), beta = make_scalar(c.beta, SPX_R_32F);
-    REQUIRE_SPX(spxSpMM(h.get(), plan.get(), alpha.get(), dA.get(), dB.get(), beta.get(), dC.get(), ws.get()));
+    const ScalarBytes alpha = make_scalar(c.alpha, SPX_R_32F),
+                      beta = make_scalar(c.beta, SPX_R_32F);
+    REQUIRE_SPX(spxSpMM(h.get(), plan.get(), alpha.get(), dA.get(), dB.get(), beta.get(), dC.get(),
+                        ws.get()));
     device_sync();
     const CheckResult r = check_dense_output(download(dC, o.C), o.C, e);
     INFO("packing " << packing << ": " << r.report);
@@ -353,7 +369,8 @@ TEST_CASE("NM spxSpMM_search times the candidates and keeps a correct one", "[nm
   poison_dense(c_init);
   DeviceDense dC = to_device(c_init);
   spxPlan_t raw = nullptr;
-  REQUIRE_SPX(spxSpMM_analyze(h.get(), dA.get(), dB.get(), dC.get(), SPX_R_32F, SPX_SPMM_ALG_NM, &raw));
+  REQUIRE_SPX(
+      spxSpMM_analyze(h.get(), dA.get(), dB.get(), dC.get(), SPX_R_32F, SPX_SPMM_ALG_NM, &raw));
   UniquePlan plan(raw);
   spxPlanInfo_t info{};
   REQUIRE_SPX(spxPlanGetInfo(plan.get(), &info));
@@ -361,7 +378,8 @@ TEST_CASE("NM spxSpMM_search times the candidates and keeps a correct one", "[nm
   CHECK(info.searched == 0);
   DeviceBuffer ws(info.workspace_bytes);
   const ScalarBytes alpha = make_scalar(c.alpha, SPX_R_32F), beta = make_scalar(c.beta, SPX_R_32F);
-  REQUIRE_SPX(spxSpMM_search(h.get(), plan.get(), alpha.get(), dA.get(), dB.get(), beta.get(), dC.get(), ws.get()));
+  REQUIRE_SPX(spxSpMM_search(h.get(), plan.get(), alpha.get(), dA.get(), dB.get(), beta.get(),
+                             dC.get(), ws.get()));
   REQUIRE_SPX(spxPlanGetInfo(plan.get(), &info));
   CHECK(info.searched == 1);
   CHECK(info.family == SPX_SPMM_ALG_NM);
@@ -385,7 +403,8 @@ TEST_CASE("NM plan info and the DEFAULT choice", "[nm][spmm]") {
   const DeviceDense dB = to_device(o.B);
   DeviceDense dC = to_device(o.C);
   spxPlan_t raw = nullptr;
-  REQUIRE_SPX(spxSpMM_analyze(h.get(), dA.get(), dB.get(), dC.get(), SPX_R_32F, SPX_SPMM_ALG_DEFAULT, &raw));
+  REQUIRE_SPX(spxSpMM_analyze(h.get(), dA.get(), dB.get(), dC.get(), SPX_R_32F,
+                              SPX_SPMM_ALG_DEFAULT, &raw));
   UniquePlan plan(raw);
   spxPlanInfo_t info{};
   REQUIRE_SPX(spxPlanGetInfo(plan.get(), &info));
@@ -403,7 +422,8 @@ TEST_CASE("NM plan info and the DEFAULT choice", "[nm][spmm]") {
   {
     EnvOverride s("SPX_NM_FORCE_SPLIT", "4");
     spxPlan_t split_raw = nullptr;
-    REQUIRE_SPX(spxSpMM_analyze(h.get(), dA.get(), dB.get(), dC.get(), SPX_R_32F, SPX_SPMM_ALG_NM, &split_raw));
+    REQUIRE_SPX(spxSpMM_analyze(h.get(), dA.get(), dB.get(), dC.get(), SPX_R_32F, SPX_SPMM_ALG_NM,
+                                &split_raw));
     UniquePlan split_plan(split_raw);
     REQUIRE_SPX(spxPlanGetInfo(split_plan.get(), &info));
     CHECK(info.split_k > 1);
@@ -417,9 +437,9 @@ TEST_CASE("NM refuses what the fast path does not take", "[nm][spmm]") {
     int64_t N, M, L;
     spxDataType_t type;
   };
-  const Bad bads[] = {{2, 5, 16, SPX_R_32F},    // M outside the fast set
-                      {2, 4, 8, SPX_R_32F},     // L outside the fast set
-                      {2, 4, 16, SPX_R_16F}};   // half precision
+  const Bad bads[] = {{2, 5, 16, SPX_R_32F},   // M outside the fast set
+                      {2, 4, 8, SPX_R_32F},    // L outside the fast set
+                      {2, 4, 16, SPX_R_16F}};  // half precision
   uint64_t seed = 300;
   for (const Bad& b : bads) {
     Rng rng(seed++);
@@ -431,10 +451,12 @@ TEST_CASE("NM refuses what the fast path does not take", "[nm][spmm]") {
     const DeviceDense dB = to_device(B);
     DeviceDense dC = to_device(C);
     spxPlan_t raw = nullptr;
-    CHECK_SPX_STATUS(spxSpMM_analyze(h.get(), dA.get(), dB.get(), dC.get(), SPX_R_32F, SPX_SPMM_ALG_NM, &raw),
-                     SPX_STATUS_NOT_SUPPORTED);
+    CHECK_SPX_STATUS(
+        spxSpMM_analyze(h.get(), dA.get(), dB.get(), dC.get(), SPX_R_32F, SPX_SPMM_ALG_NM, &raw),
+        SPX_STATUS_NOT_SUPPORTED);
     CHECK(raw == nullptr);
-    REQUIRE_SPX(spxSpMM_analyze(h.get(), dA.get(), dB.get(), dC.get(), SPX_R_32F, SPX_SPMM_ALG_DEFAULT, &raw));
+    REQUIRE_SPX(spxSpMM_analyze(h.get(), dA.get(), dB.get(), dC.get(), SPX_R_32F,
+                                SPX_SPMM_ALG_DEFAULT, &raw));
     UniquePlan plan(raw);
     spxPlanInfo_t info{};
     REQUIRE_SPX(spxPlanGetInfo(plan.get(), &info));
@@ -472,10 +494,11 @@ std::vector<float> tie_heavy(Rng& rng, const PruneCase& c, int64_t ld) {
 
 TEST_CASE("spxPruneNM and spxCheckNM match the host tools bit for bit", "[nm][prune]") {
   UniqueHandle h = make_handle();
-  const PruneCase cases[] = {{64, 64, 2, 4, 16, SPX_ORDER_ROW, 0},  {96, 128, 1, 8, 32, SPX_ORDER_COL, 3},
-                             {128, 256, 3, 8, 128, SPX_ORDER_ROW, 5}, {30, 45, 2, 5, 3, SPX_ORDER_COL, 0},
-                             {16, 128, 7, 128, 16, SPX_ORDER_ROW, 1}, {7, 12, 4, 4, 1, SPX_ORDER_ROW, 0},
-                             {256, 512, 16, 32, 64, SPX_ORDER_COL, 0}};
+  const PruneCase cases[] = {
+      {64, 64, 2, 4, 16, SPX_ORDER_ROW, 0},    {96, 128, 1, 8, 32, SPX_ORDER_COL, 3},
+      {128, 256, 3, 8, 128, SPX_ORDER_ROW, 5}, {30, 45, 2, 5, 3, SPX_ORDER_COL, 0},
+      {16, 128, 7, 128, 16, SPX_ORDER_ROW, 1}, {7, 12, 4, 4, 1, SPX_ORDER_ROW, 0},
+      {256, 512, 16, 32, 64, SPX_ORDER_COL, 0}};
   uint64_t seed = 11;
   for (const PruneCase& c : cases) {
     INFO(c.rows << "x" << c.cols << " " << c.N << ":" << c.M << " L " << c.L << " "
@@ -500,16 +523,18 @@ TEST_CASE("spxPruneNM and spxCheckNM match the host tools bit for bit", "[nm][pr
     d_values.download(dev_values.data(), dev_values.size() * sizeof(float));
     d_indices.download(dev_indices.data(), dev_indices.size() * sizeof(int32_t));
     CHECK(dev_indices == host_indices);
-    CHECK(std::memcmp(dev_values.data(), host_values.data(), host_values.size() * sizeof(float)) == 0);
+    CHECK(std::memcmp(dev_values.data(), host_values.data(), host_values.size() * sizeof(float)) ==
+          0);
     CHECK(d_values.tail_intact());
     CHECK(d_indices.tail_intact());
 
     // The check: on the dense input, and on the pruned matrix written back densely.
     for (int64_t n_check : {c.N, c.M}) {
       int host_ok = -1, dev_ok = -1;
-      REQUIRE_SPX(spxHostCheckNM(c.rows, c.cols, dense.data(), ld, c.order, n_check, c.M, c.L, &host_ok));
-      REQUIRE_SPX(spxCheckNM(h.get(), c.rows, c.cols, d_dense.get(), ld, c.order, SPX_R_32F, n_check,
-                             c.M, c.L, &dev_ok));
+      REQUIRE_SPX(
+          spxHostCheckNM(c.rows, c.cols, dense.data(), ld, c.order, n_check, c.M, c.L, &host_ok));
+      REQUIRE_SPX(spxCheckNM(h.get(), c.rows, c.cols, d_dense.get(), ld, c.order, SPX_R_32F,
+                             n_check, c.M, c.L, &dev_ok));
       CHECK(dev_ok == host_ok);
     }
     std::vector<float> pruned(dense.size(), 0.0f);
@@ -520,14 +545,15 @@ TEST_CASE("spxPruneNM and spxCheckNM match the host tools bit for bit", "[nm][pr
       }
     const DeviceBuffer d_pruned = to_device_buffer(pruned);
     int dev_ok = -1;
-    REQUIRE_SPX(spxCheckNM(h.get(), c.rows, c.cols, d_pruned.get(), ld, c.order, SPX_R_32F, c.N, c.M,
-                           c.L, &dev_ok));
+    REQUIRE_SPX(spxCheckNM(h.get(), c.rows, c.cols, d_pruned.get(), ld, c.order, SPX_R_32F, c.N,
+                           c.M, c.L, &dev_ok));
     CHECK(dev_ok == 1);
     if (c.N > 1) {
       int host_ok = -1;
-      REQUIRE_SPX(spxHostCheckNM(c.rows, c.cols, pruned.data(), ld, c.order, c.N - 1, c.M, c.L, &host_ok));
-      REQUIRE_SPX(spxCheckNM(h.get(), c.rows, c.cols, d_pruned.get(), ld, c.order, SPX_R_32F, c.N - 1,
-                             c.M, c.L, &dev_ok));
+      REQUIRE_SPX(
+          spxHostCheckNM(c.rows, c.cols, pruned.data(), ld, c.order, c.N - 1, c.M, c.L, &host_ok));
+      REQUIRE_SPX(spxCheckNM(h.get(), c.rows, c.cols, d_pruned.get(), ld, c.order, SPX_R_32F,
+                             c.N - 1, c.M, c.L, &dev_ok));
       CHECK(dev_ok == host_ok);
     }
   }
@@ -542,30 +568,35 @@ TEST_CASE("spxPruneNM / spxCheckNM bad arguments", "[nm][prune]") {
   void* v = values.get();
   void* ix = indices.get();
   const void* d = dense.get();
-  const auto prune = [&](spxHandle_t hh, int64_t r, int64_t c, const void* dd, int64_t ld, spxOrder_t o,
-                         spxDataType_t t, int64_t n, int64_t m, int64_t l, void* vv, void* ii) {
-    return spxPruneNM(hh, r, c, dd, ld, o, t, n, m, l, vv, ii);
-  };
+  const auto prune = [&](spxHandle_t hh, int64_t r, int64_t c, const void* dd, int64_t ld,
+                         spxOrder_t o, spxDataType_t t, int64_t n, int64_t m, int64_t l, void* vv,
+                         void* ii) { return spxPruneNM(hh, r, c, dd, ld, o, t, n, m, l, vv, ii); };
   const spxOrder_t R = SPX_ORDER_ROW;
   CHECK_SPX_INVALID(prune(nullptr, rows, cols, d, cols, R, SPX_R_32F, 2, 4, 16, v, ix));
   CHECK_SPX_INVALID(prune(h.get(), -1, cols, d, cols, R, SPX_R_32F, 2, 4, 16, v, ix));
   CHECK_SPX_INVALID(prune(h.get(), rows, -4, d, cols, R, SPX_R_32F, 2, 4, 16, v, ix));
   CHECK_SPX_INVALID(prune(h.get(), rows, cols, d, cols - 1, R, SPX_R_32F, 2, 4, 16, v, ix));
-  CHECK_SPX_INVALID(prune(h.get(), rows, cols, d, cols, static_cast<spxOrder_t>(7), SPX_R_32F, 2, 4, 16, v, ix));
+  CHECK_SPX_INVALID(
+      prune(h.get(), rows, cols, d, cols, static_cast<spxOrder_t>(7), SPX_R_32F, 2, 4, 16, v, ix));
   CHECK_SPX_INVALID(prune(h.get(), rows, cols, nullptr, cols, R, SPX_R_32F, 2, 4, 16, v, ix));
-  CHECK_SPX_INVALID(prune(h.get(), rows, cols, d, cols, R, static_cast<spxDataType_t>(42), 2, 4, 16, v, ix));
-  CHECK_SPX_STATUS(prune(h.get(), rows, cols, d, cols, R, SPX_R_16F, 2, 4, 16, v, ix), SPX_STATUS_NOT_SUPPORTED);
+  CHECK_SPX_INVALID(
+      prune(h.get(), rows, cols, d, cols, R, static_cast<spxDataType_t>(42), 2, 4, 16, v, ix));
+  CHECK_SPX_STATUS(prune(h.get(), rows, cols, d, cols, R, SPX_R_16F, 2, 4, 16, v, ix),
+                   SPX_STATUS_NOT_SUPPORTED);
   CHECK_SPX_INVALID(prune(h.get(), rows, cols, d, cols, R, SPX_R_32F, 0, 4, 16, v, ix));
   CHECK_SPX_INVALID(prune(h.get(), rows, cols, d, cols, R, SPX_R_32F, 5, 4, 16, v, ix));
   CHECK_SPX_INVALID(prune(h.get(), rows, cols, d, cols, R, SPX_R_32F, 2, 0, 16, v, ix));
   CHECK_SPX_INVALID(prune(h.get(), rows, cols, d, cols, R, SPX_R_32F, 2, 4, 0, v, ix));
-  CHECK_SPX_INVALID(prune(h.get(), rows, cols, d, cols, R, SPX_R_32F, 2, 3, 16, v, ix));  // cols % M
-  CHECK_SPX_INVALID(prune(h.get(), rows, cols, d, cols, R, SPX_R_32F, 2, 4, 5, v, ix));   // rows % L
+  CHECK_SPX_INVALID(
+      prune(h.get(), rows, cols, d, cols, R, SPX_R_32F, 2, 3, 16, v, ix));               // cols % M
+  CHECK_SPX_INVALID(prune(h.get(), rows, cols, d, cols, R, SPX_R_32F, 2, 4, 5, v, ix));  // rows % L
   CHECK_SPX_INVALID(prune(h.get(), rows, cols, d, cols, R, SPX_R_32F, 2, 4, 16, nullptr, ix));
   CHECK_SPX_INVALID(prune(h.get(), rows, cols, d, cols, R, SPX_R_32F, 2, 4, 16, v, nullptr));
-  CHECK_SPX_INVALID(prune(h.get(), rows, cols, host_dense.data(), cols, R, SPX_R_32F, 2, 4, 16, v, ix));
+  CHECK_SPX_INVALID(
+      prune(h.get(), rows, cols, host_dense.data(), cols, R, SPX_R_32F, 2, 4, 16, v, ix));
   std::vector<float> host_out(rows * kc);
-  CHECK_SPX_INVALID(prune(h.get(), rows, cols, d, cols, R, SPX_R_32F, 2, 4, 16, host_out.data(), ix));
+  CHECK_SPX_INVALID(
+      prune(h.get(), rows, cols, d, cols, R, SPX_R_32F, 2, 4, 16, host_out.data(), ix));
   CHECK_SPX_STATUS(prune(h.get(), 0, cols, nullptr, cols, R, SPX_R_32F, 2, 4, 16, nullptr, nullptr),
                    SPX_STATUS_SUCCESS);
 
@@ -574,14 +605,18 @@ TEST_CASE("spxPruneNM / spxCheckNM bad arguments", "[nm][prune]") {
   CHECK_SPX_INVALID(spxCheckNM(h.get(), rows, cols, d, cols, R, SPX_R_32F, 2, 4, 16, nullptr));
   CHECK_SPX_INVALID(spxCheckNM(h.get(), rows, cols, d, cols - 1, R, SPX_R_32F, 2, 4, 16, &ok));
   CHECK_SPX_INVALID(spxCheckNM(h.get(), rows, cols, nullptr, cols, R, SPX_R_32F, 2, 4, 16, &ok));
-  CHECK_SPX_STATUS(spxCheckNM(h.get(), rows, cols, d, cols, R, SPX_R_16BF, 2, 4, 16, &ok), SPX_STATUS_NOT_SUPPORTED);
+  CHECK_SPX_STATUS(spxCheckNM(h.get(), rows, cols, d, cols, R, SPX_R_16BF, 2, 4, 16, &ok),
+                   SPX_STATUS_NOT_SUPPORTED);
   CHECK_SPX_INVALID(spxCheckNM(h.get(), rows, cols, d, cols, R, SPX_R_32F, 5, 4, 16, &ok));
   CHECK_SPX_INVALID(spxCheckNM(h.get(), rows, cols, d, cols, R, SPX_R_32F, 2, 3, 16, &ok));
   CHECK_SPX_INVALID(spxCheckNM(h.get(), rows, cols, d, cols, R, SPX_R_32F, 2, 4, 5, &ok));
-  CHECK_SPX_INVALID(spxCheckNM(h.get(), rows, cols, host_dense.data(), cols, R, SPX_R_32F, 2, 4, 16, &ok));
+  CHECK_SPX_INVALID(
+      spxCheckNM(h.get(), rows, cols, host_dense.data(), cols, R, SPX_R_32F, 2, 4, 16, &ok));
   CHECK(ok == -1);  // untouched by every rejected call
-  CHECK_SPX_STATUS(spxCheckNM(h.get(), rows, cols, d, cols, R, SPX_R_32F, 4, 4, 16, &ok), SPX_STATUS_SUCCESS);
+  CHECK_SPX_STATUS(spxCheckNM(h.get(), rows, cols, d, cols, R, SPX_R_32F, 4, 4, 16, &ok),
+                   SPX_STATUS_SUCCESS);
   CHECK(ok == 1);
-  CHECK_SPX_STATUS(spxCheckNM(h.get(), rows, cols, d, cols, R, SPX_R_32F, 2, 4, 16, &ok), SPX_STATUS_SUCCESS);
+  CHECK_SPX_STATUS(spxCheckNM(h.get(), rows, cols, d, cols, R, SPX_R_32F, 2, 4, 16, &ok),
+                   SPX_STATUS_SUCCESS);
   CHECK(ok == 0);  // all ones: every column of every window is used
 }

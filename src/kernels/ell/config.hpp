@@ -24,6 +24,10 @@ constexpr int kSlotVector = 8;
 constexpr int kWarp = 32;
 /// Threads per block of both kernels.
 constexpr int kBlockThreads = 256;
+/// Threads per block of SlotSplit with B staged in shared memory: persistent blocks, each stages
+/// B's chunk once, so fewer and larger blocks stage it fewer times (16 warps keep enough of A's
+/// loads in flight for DRAM at 128 registers per thread).
+constexpr int kStagedThreads = 512;
 static_assert(kBlockThreads % kWarp == 0, "a block is whole warps");
 static_assert(kSlotVector * 2 == 16, "a SlotSplit step reads 16 B of 16-bit indices");
 
@@ -32,16 +36,22 @@ enum class KernelKind { SlotSplit = 0, RowTile = 1 };
 /// One kernel configuration: what spxSpMM_search chooses among.
 struct EllConfig {
   KernelKind kind = KernelKind::SlotSplit;
-  int lanes = 32;  ///< SlotSplit: lanes per row (4, 8, 16, 32)
-  int nt = 1;      ///< SlotSplit: output columns per lane and pass over A (1, 4, 8, 16)
-  int vn = 4;      ///< RowTile: consecutive output columns per lane (16 B or 8 B of B's row)
+  int lanes = 32;      ///< SlotSplit: lanes per row (4, 8, 16, 32)
+  int nt = 1;          ///< SlotSplit: output columns per lane and pass over A (1, 4, 8, 16)
+  int vn = 4;          ///< RowTile: consecutive output columns per lane (16 B or 8 B of B's row)
   int col_lanes = 32;  ///< RowTile: lanes per row (8, 16, 32); the column chunk is col_lanes * vn
   int splits = 1;      ///< RowTile: warps sharing one row's ELL width (1, 2, 4, 8)
   bool transpose_b = false;  ///< RowTile on a column-major B: B^T copied to the workspace
+  /// SlotSplit: B's k x NT chunk is staged in shared memory by persistent blocks. A gather is then
+  /// a shared-memory load (about 4-8 wavefronts per warp for 32 random rows) instead of an L1
+  /// load of 32 distinct lines (32 wavefronts): at n <= 16 that L1 rate, about one slot per clock
+  /// per SM, and not DRAM, is what bounded the global-gather kernel.
+  bool stage_b = false;
 
   bool operator==(const EllConfig& o) const {
     return kind == o.kind && lanes == o.lanes && nt == o.nt && vn == o.vn &&
-           col_lanes == o.col_lanes && splits == o.splits && transpose_b == o.transpose_b;
+           col_lanes == o.col_lanes && splits == o.splits && transpose_b == o.transpose_b &&
+           stage_b == o.stage_b;
   }
   std::string describe() const;
 };
@@ -53,11 +63,21 @@ constexpr int kSlotLanes[] = {4, 8, 16, 32};
 /// What the rule looks at.
 struct EllShape {
   int64_t m = 0, k = 0, n = 0;
-  int64_t width = 0;       ///< slots per row of the plan's ELL part
-  int value_bytes = 4;     ///< 4 (fp32) or 2 (fp16)
+  int64_t width = 0;    ///< slots per row of the plan's ELL part
+  int value_bytes = 4;  ///< 4 (fp32) or 2 (fp16)
   bool b_row_major = true;
   int sm_count = 132;
+  int64_t smem_optin = 0;  ///< shared memory a block may opt in to (0: never stage B)
 };
+
+/// Shared-memory bytes of a staged B chunk (k x nt elements).
+inline int64_t slot_stage_bytes(int64_t k, int nt, int value_bytes) {
+  return k * nt * value_bytes;
+}
+/// Whether SlotSplit can stage B's chunk of nt columns in shared memory.
+inline bool slot_stage_fits(const EllShape& s, int nt) {
+  return s.k > 0 && slot_stage_bytes(s.k, nt, s.value_bytes) <= s.smem_optin;
+}
 
 /// Smallest instantiated NT covering n (16 when n > 16: SlotSplit then loops over column chunks).
 inline int slot_nt_for(int64_t n) {
@@ -95,7 +115,8 @@ inline int rowtile_col_lanes_for(const EllShape& s, int vn) {
 /// RowTile's splits: double (up to 8) while the grid holds fewer than 16 warps per SM and each
 /// part keeps at least 32 slots.
 inline int rowtile_splits_for(const EllShape& s, int vn, int cl) {
-  const int64_t chunks = (s.n + static_cast<int64_t>(cl) * vn - 1) / (static_cast<int64_t>(cl) * vn);
+  const int64_t chunks =
+      (s.n + static_cast<int64_t>(cl) * vn - 1) / (static_cast<int64_t>(cl) * vn);
   const int64_t warps = (s.m + kWarp / cl - 1) / (kWarp / cl) * chunks;
   int splits = 1;
   while (splits < 8 && warps * splits < 16LL * s.sm_count && s.width >= 64LL * splits) splits *= 2;
@@ -110,6 +131,7 @@ inline EllConfig choose_config(const EllShape& s) {
     c.kind = KernelKind::SlotSplit;
     c.nt = slot_nt_for(s.n);
     c.lanes = slot_lanes_for(s);
+    c.stage_b = slot_stage_fits(s, c.nt);
   } else {
     c.kind = KernelKind::RowTile;
     c.vn = rowtile_vn_for(s);
@@ -132,11 +154,15 @@ inline std::vector<EllConfig> candidate_configs(const EllShape& s) {
   EllConfig slot;
   slot.kind = KernelKind::SlotSplit;
   slot.nt = slot_nt_for(s.n);
-  for (int lanes : kSlotLanes)
-    if (s.n <= 16 || lanes >= slot_lanes_for(s)) {
-      slot.lanes = lanes;
-      add(slot);
-    }
+  for (int staged : {1, 0}) {
+    if (staged && !slot_stage_fits(s, slot.nt)) continue;
+    slot.stage_b = staged != 0;
+    for (int lanes : kSlotLanes)
+      if (s.n <= 16 || lanes >= slot_lanes_for(s)) {
+        slot.lanes = lanes;
+        add(slot);
+      }
+  }
   // RowTile: both vector widths with the rule's lanes and splits, then wider / narrower chunks
   // and more / fewer splits around the rule's choice.
   for (int vn : {16 / s.value_bytes, 8 / s.value_bytes}) {
@@ -160,7 +186,8 @@ inline std::vector<EllConfig> candidate_configs(const EllShape& s) {
 
 inline std::string EllConfig::describe() const {
   if (kind == KernelKind::SlotSplit)
-    return "slot_split lanes=" + std::to_string(lanes) + " nt=" + std::to_string(nt);
+    return "slot_split lanes=" + std::to_string(lanes) + " nt=" + std::to_string(nt) +
+           (stage_b ? " B in smem" : "");
   return "row_tile vn=" + std::to_string(vn) + " lanes=" + std::to_string(col_lanes) +
          " splits=" + std::to_string(splits) + (transpose_b ? " B^T in workspace" : "");
 }

@@ -128,7 +128,7 @@ namespace spx::kernels::ell {
 
 // Per-kernel launchers (spmm_slot.cu, spmm_rowtile.cu), dispatched by spmm() in spmm_launch.cu.
 cudaError_t launch_slot_split(const SpmmArgs& a, const EllConfig& cfg, cudaStream_t stream);
-cudaError_t load_slot_split(bool half, bool index16);
+cudaError_t load_slot_split(bool half, bool index16, size_t smem_optin);
 /// b_rows: B as row-major rows (the user's B, or B^T in the workspace) with leading dimension ldb.
 cudaError_t launch_row_tile(const SpmmArgs& a, const EllConfig& cfg, const void* b_rows,
                             int64_t ldb, cudaStream_t stream);

@@ -24,6 +24,7 @@ struct SpmmArgs {
   DenseView B{}, C{};
   Scalars scalars{};
   void* workspace = nullptr;         ///< RowTile with transpose_b: k x ld_bt elements of B^T
+  int sm_count = 132;                ///< SMs of the device (persistent grids)
 };
 
 /// Workspace bytes a configuration needs (B^T for RowTile over a column-major B).
@@ -33,7 +34,8 @@ cudaError_t spmm(const SpmmArgs& args, const EllConfig& cfg, cudaStream_t stream
 
 /// Loads every SpMM kernel a plan of this value/index type may launch (CUDA lazy loading would
 /// otherwise load them, and possibly wait for the device, on the first execute).
-cudaError_t spmm_load(bool half, bool index16);
+/// `smem_optin`: the dynamic shared memory the staged-B kernels may opt in to.
+cudaError_t spmm_load(bool half, bool index16, size_t smem_optin);
 
 /// dst[i] = src[slot[i]] (same element type, 2 or 4 bytes), 0 where slot[i] < 0.
 struct PackArgs {

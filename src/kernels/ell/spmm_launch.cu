@@ -27,8 +27,8 @@ cudaError_t spmm(const SpmmArgs& a, const EllConfig& cfg, cudaStream_t stream) {
   return launch_row_tile(a, cfg, a.workspace, bt_ld(a.n), stream);
 }
 
-cudaError_t spmm_load(bool half, bool index16) {
-  cudaError_t err = load_slot_split(half, index16);
+cudaError_t spmm_load(bool half, bool index16, size_t smem_optin) {
+  cudaError_t err = load_slot_split(half, index16, smem_optin);
   if (err == cudaSuccess) err = load_row_tile(half, index16);
   if (err == cudaSuccess) err = load_transpose(half);
   return err;

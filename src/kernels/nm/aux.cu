@@ -55,7 +55,39 @@ __global__ void relayout_kernel(RelayoutArgs a) {
   }
 }
 
+// Column-major B -> row-major copy, 32 x 32 tiles through shared memory: reads along k (contiguous
+// in the column-major source), writes along n (contiguous in the copy).
+__global__ void stage_b_kernel(StageBArgs a) {
+  __shared__ float tile[32][33];
+  const float* B = static_cast<const float*>(a.B.ptr);
+  const int64_t ld_out = a.ld_out;
+  const int64_t c0 = static_cast<int64_t>(blockIdx.x) * 32;
+  for (int64_t r0 = static_cast<int64_t>(blockIdx.y) * 32; r0 < a.k;
+       r0 += static_cast<int64_t>(gridDim.y) * 32) {
+    for (int j = threadIdx.y; j < 32; j += blockDim.y) {
+      const int64_t c = c0 + j, r = r0 + threadIdx.x;
+      if (c < a.n && r < a.k) tile[j][threadIdx.x] = B[r + c * a.B.ld];
+    }
+    __syncthreads();
+    for (int j = threadIdx.y; j < 32; j += blockDim.y) {
+      const int64_t r = r0 + j, c = c0 + threadIdx.x;
+      // Columns n .. ld_out - 1 are padding the kernel never reads (its loads stop at n).
+      if (r < a.k && c < a.n) a.out[r * ld_out + c] = tile[threadIdx.x][j];
+    }
+    __syncthreads();
+  }
+}
+
 }  // namespace
+
+cudaError_t stage_b_row_major(const StageBArgs& a, cudaStream_t stream) {
+  if (a.k == 0 || a.n == 0) return cudaSuccess;
+  const int64_t row_tiles = (a.k + 31) / 32;
+  const dim3 grid(static_cast<unsigned>((a.n + 31) / 32),
+                  static_cast<unsigned>(row_tiles < 65535 ? row_tiles : 65535));
+  stage_b_kernel<<<grid, dim3(32, 8), 0, stream>>>(a);
+  return cudaGetLastError();
+}
 
 int64_t spmm_smem_bytes(TileId tile, const SpmmArgs& a) {
   const TileShape& t = tile_shape(tile);
@@ -72,15 +104,25 @@ cudaError_t spmm(TileId tile, const SpmmArgs& a, cudaStream_t stream) {
   const int64_t smem = spmm_smem_bytes(tile, a);
   cudaError_t err = cudaSuccess;
   switch (tile) {
-    case TileId::Small: err = detail::launch_tile<SmallTile>(a, smem, stream); break;
-    case TileId::Medium: err = detail::launch_tile<MediumTile>(a, smem, stream); break;
-    case TileId::Large: err = detail::launch_tile<LargeTile>(a, smem, stream); break;
-    case TileId::Huge: err = detail::launch_tile<HugeTile>(a, smem, stream); break;
-    case TileId::Wide: err = detail::launch_tile<WideTile>(a, smem, stream); break;
+    case TileId::Small:
+      err = detail::launch_tile<SmallTile>(a, smem, stream);
+      break;
+    case TileId::Medium:
+      err = detail::launch_tile<MediumTile>(a, smem, stream);
+      break;
+    case TileId::Large:
+      err = detail::launch_tile<LargeTile>(a, smem, stream);
+      break;
+    case TileId::Huge:
+      err = detail::launch_tile<HugeTile>(a, smem, stream);
+      break;
+    case TileId::Wide:
+      err = detail::launch_tile<WideTile>(a, smem, stream);
+      break;
   }
   if (err != cudaSuccess || a.split <= 1) return err;
   splitk_reduce_kernel<<<grid_for(a.m * a.n), kThreads, 0, stream>>>(a.workspace, a.split, a.m, a.n,
-                                                                      a.C, a.scalars);
+                                                                     a.C, a.scalars);
   return cudaGetLastError();
 }
 
@@ -106,7 +148,9 @@ cudaError_t relayout_values(const RelayoutArgs& a, cudaStream_t stream) {
 
 cudaError_t relayout_load() {
   cudaFuncAttributes attr;
-  return cudaFuncGetAttributes(&attr, relayout_kernel);
+  cudaError_t err = cudaFuncGetAttributes(&attr, relayout_kernel);
+  if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, stage_b_kernel);
+  return err;
 }
 
 }  // namespace spx::kernels::nm

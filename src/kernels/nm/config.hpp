@@ -42,23 +42,27 @@ struct Tile {
   static constexpr int kWarpRows = 32 / kWarpCols;
   static constexpr int kWarpsX = kThreadsX / kWarpCols;
   static constexpr int kWarpsY = kThreadsY / kWarpRows;
-  static constexpr int kChunks = TN_ / 4;               ///< float4 chunks per thread row
-  static constexpr int kChunkStride = BN_ / kChunks;    ///< columns between a thread's chunks
-  static constexpr int kBRowStride = BN_ + 4;           ///< floats per shared B row (padding)
+  static constexpr int kChunks = TN_ / 4;             ///< float4 chunks per thread row
+  static constexpr int kChunkStride = BN_ / kChunks;  ///< columns between a thread's chunks
+  static constexpr int kBRowStride = BN_ + 4;         ///< floats per shared B row (padding)
   /// Blocks per SM the register budget is sized for (__launch_bounds__): 2 x 256 threads of the
   /// 8x8 tiles at <= 128 registers, more blocks of the small tiles.
-  static constexpr int kMinBlocks = kThreads >= 256 ? 2 : (kThreads >= 128 ? (TN_ >= 16 ? 2 : 3) : 6);
+  static constexpr int kMinBlocks =
+      kThreads >= 256 ? 2 : (kThreads >= 128 ? (TN_ >= 16 ? 2 : 3) : 6);
 
-  static_assert(TM_ == 4 || TM_ == 8, "TM must be 4 or 8 (a thread's rows stay in one L >= 16 group)");
+  static_assert(TM_ == 4 || TM_ == 8,
+                "TM must be 4 or 8 (a thread's rows stay in one L >= 16 group)");
   static_assert(TN_ == 4 || TN_ == 8 || TN_ == 16, "TN must be 4, 8 or 16 (float4 chunks)");
   static_assert(BM_ % TM_ == 0 && BN_ % TN_ == 0, "the thread tile must divide the block tile");
   static_assert(BM_ <= 128 && 128 % BM_ == 0, "BM must divide the packing tile of 128 rows");
-  static_assert(BM_ % 32 == 0 && BN_ % 32 == 0, "BM and BN are multiples of 32 (bank-conflict-free)");
+  static_assert(BM_ % 32 == 0 && BN_ % 32 == 0,
+                "BM and BN are multiples of 32 (bank-conflict-free)");
   static_assert(32 % kWarpCols == 0 && kThreadsX % kWarpCols == 0, "warps must tile the columns");
   static_assert(kThreadsY % kWarpRows == 0, "warps must tile the rows");
   static_assert(kThreads % 32 == 0 && kThreads >= 64 && kThreads <= 256, "64..256 threads");
-  static_assert(kThreads % (BM_ / 4) == 0 && kThreads % (BN_ / 4) == 0,
-                "every thread copies the same 16-byte column chunk of A and B in every row it copies");
+  static_assert(
+      kThreads % (BM_ / 4) == 0 && kThreads % (BN_ / 4) == 0,
+      "every thread copies the same 16-byte column chunk of A and B in every row it copies");
   static_assert(kWarpsX * kWarpsY * 32 == kThreads, "warp layout covers the block");
   static_assert(kChunkStride == 4 * kThreadsX, "chunks interleave the threads' columns");
   static_assert(kBRowStride % 32 == 4,
@@ -105,19 +109,24 @@ constexpr TileShape kTiles[kTileCount] = {
      WideTile::kThreads, 0.97},
 };
 
-inline const TileShape& tile_shape(TileId id) { return kTiles[static_cast<int>(id)]; }
+inline const TileShape& tile_shape(TileId id) {
+  return kTiles[static_cast<int>(id)];
+}
 
-inline int64_t align16(int64_t bytes) { return (bytes + 15) / 16 * 16; }
+inline int64_t align16(int64_t bytes) {
+  return (bytes + 15) / 16 * 16;
+}
 
 /// Shared memory of one pipeline stage: A values [w_s][BM] fp32, B rows [rows_s][BN + 4] fp32,
-/// the groups' stage-relative rows [groups][w_s] uint16, and (packing) the col_info list of the
-/// NEXT stage: a 16-byte header holding its row count, then up to `packed` uint16 rows. It
-/// arrives with this stage, so the next stage's B rows are known from shared memory when their
-/// copies are issued (no dependent global load in front of them). The kernel double-buffers it.
+/// the groups' stage-relative rows [groups][w_s] uint16 (+ 4 zero bytes read by the lookahead), and
+/// (packing) the col_info list of the NEXT stage: a 16-byte header holding its row count, then up
+/// to `packed` uint16 rows. It arrives with this stage, so the next stage's B rows are known from
+/// shared memory when their copies are issued (no dependent global load in front of them). The
+/// kernel double-buffers it.
 inline int64_t stage_bytes(const TileShape& t, int64_t w_s, int64_t rows_s, int64_t groups,
                            int64_t packed) {
-  return align16(w_s * t.bm * 4) + align16(rows_s * (t.bn + 4) * 4) + align16(groups * w_s * 2) +
-         (packed > 0 ? 16 + align16(packed * 2) : 0);
+  return align16(w_s * t.bm * 4) + align16(rows_s * (t.bn + 4) * 4) +
+         align16(groups * w_s * 2 + 4) + (packed > 0 ? 16 + align16(packed * 2) : 0);
 }
 inline int64_t kernel_smem_bytes(const TileShape& t, int64_t w_s, int64_t rows_s, int64_t groups,
                                  int64_t packed) {
@@ -126,10 +135,14 @@ inline int64_t kernel_smem_bytes(const TileShape& t, int64_t w_s, int64_t rows_s
 
 /// Shared memory a block may use so that two blocks share an SM (228 KiB per SM on sm_80 /
 /// sm_90 with 1 KiB reserved per block; the opt-in is the per-SM size minus 1 KiB).
-inline int64_t two_blocks_budget(int64_t smem_optin) { return (smem_optin + 1024) / 2 - 1024; }
+inline int64_t two_blocks_budget(int64_t smem_optin) {
+  return (smem_optin + 1024) / 2 - 1024;
+}
 
 /// Groups of L rows a block of BM rows touches.
-inline int64_t groups_per_block(const TileShape& t, int64_t l) { return t.bm >= l ? t.bm / l : 1; }
+inline int64_t groups_per_block(const TileShape& t, int64_t l) {
+  return t.bm >= l ? t.bm / l : 1;
+}
 
 /// B rows a packed stage may hold: the union of the kept rows of the pack tile's groups.
 inline int64_t pack_capacity(int64_t l, int64_t w_s, int64_t k_s) {
@@ -154,7 +167,8 @@ inline int64_t windows_per_stage(const TileShape& t, int64_t n, int64_t m, int64
     if (w_s > kMaxSlotsPerStage && w > step) break;
     if (k_s > 65535) break;  // stage-relative rows are uint16
     const int64_t rows_s = packing ? pack_capacity(l, w_s, k_s) : k_s;
-    if (kernel_smem_bytes(t, w_s, rows_s, groups_per_block(t, l), packing ? rows_s : 0) > smem_budget)
+    if (kernel_smem_bytes(t, w_s, rows_s, groups_per_block(t, l), packing ? rows_s : 0) >
+        smem_budget)
       break;
     best = w;
     if (w_s >= kMaxSlotsPerStage) break;
@@ -178,7 +192,8 @@ inline int blocks_per_sm(const TileShape& t) {
 /// efficiency x utilization of the SMs (blocks over whole waves, ceil-quantized); the best wins.
 /// When even the best leaves most SMs idle (fewer blocks than half the SMs' slots) and there are
 /// enough stages, split the reduction over more blocks (at most 16, at least 2 stages each).
-inline Choice choose_tile(int64_t m, int64_t n, int64_t stages, int sm_count, const bool fits[kTileCount]) {
+inline Choice choose_tile(int64_t m, int64_t n, int64_t stages, int sm_count,
+                          const bool fits[kTileCount]) {
   Choice best;
   double best_score = -1.0;
   for (int i = kTileCount - 1; i >= 0; --i) {
