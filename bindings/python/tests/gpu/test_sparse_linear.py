@@ -29,21 +29,23 @@ def exact_weight(layer: SparseLinear) -> torch.Tensor:
 
 def layer_bound(layer, W, bias, x_ref, x_err, out_dtype):
     """Bound on |y - y_ref| for y = x W^T + b computed by `layer` from an input within x_err of
-    x_ref (float64 tensors). Float kinds: fp32 accumulation plus output and bias roundings.
-    int8: the input quantization error (at most half a step, scale <= max|x| / 127) and the
-    int32 -> float conversion and alpha scaling roundings."""
+    x_ref (float64 tensors). Float kinds: fp32 accumulation, then the output rounding of the
+    product and of the bias addition (each at most a unit of |x| |W|^T + |b|). int8: the input
+    quantization error (at most half a step, step <= max|x| / 127), then the int32 -> fp32
+    conversion, the alpha scaling and the bias addition roundings."""
     k = W.shape[1]
     absW = W.abs()
-    y_ref = x_ref @ W.T + (bias.double() if bias is not None else 0)
+    b = bias.double() if bias is not None else torch.zeros(W.shape[0], dtype=torch.float64, device=W.device)
+    y_ref = x_ref @ W.T + b
     if layer.kind == "int8":
         step = (x_ref.abs().max() + x_err.max()) / 127
         dx = x_err + step / 2 * (1 + 1e-6) + U32 * (x_ref.abs() + x_err)
         acc = dx @ absW.T
-        mag = (x_ref.abs() + dx) @ absW.T + (bias.double().abs() if bias is not None else 0)
-        return y_ref, acc + 4 * U32 * mag + 2 * UNIT[out_dtype] * (y_ref.abs() + acc)
+        mag = (x_ref.abs() + dx) @ absW.T + b.abs()
+        return y_ref, acc + (4 * U32 + 2 * UNIT[out_dtype]) * (mag + acc)
     mag = (x_ref.abs() + x_err) @ absW.T
     acc = (k + 2) * U32 * mag + x_err @ absW.T
-    return y_ref, acc + 2 * UNIT[out_dtype] * (y_ref.abs() + acc)
+    return y_ref, acc + 2 * UNIT[out_dtype] * (mag + b.abs() + acc)
 
 
 def check_mlp(model, sparse, x):
