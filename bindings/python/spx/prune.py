@@ -74,7 +74,7 @@ def prune_uniform(dense, ell_width: int | None = None, *, sparsity: float | None
         ell_width = ell_width_for(cols, sparsity)
     h = resolve(handle, [d.view])
     col_ind = values = None
-    if 1 <= ell_width <= cols and rows > 0:
+    if 1 <= ell_width <= cols:
         col_ind = backend.empty((rows * ell_width,), DataType.R_32I, d.view.device)
         values = backend.empty((rows * ell_width,), DataType.R_32F, d.view.device)
     call("spxPruneUniform", h.ptr, rows, cols, ctypes.c_void_p(d.ptr), d.ld, int(d.order),
