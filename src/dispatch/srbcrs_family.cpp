@@ -1,9 +1,13 @@
 #include "dispatch/srbcrs_family.hpp"
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "core/dtype.hpp"
+#include "core/log.hpp"
 #include "dispatch/fallback.hpp"
 #include "dispatch/structure.hpp"
 #include "kernels/srbcrs/config.hpp"
@@ -36,6 +40,26 @@ const char* order_name(spxOrder_t o) {
   return o == SPX_ORDER_ROW ? "row" : "col";
 }
 
+/// The schedule the plan starts on: the rule's, or SPX_SRBCRS_FORCE_SPLIT=1|2|4 and
+/// SPX_SRBCRS_FORCE_ORDER=row|tile (environment, read by analyze; for tests and experiments).
+plan::SrbcrsSchedule starting_schedule(const plan::SrbcrsLayout& l, int64_t n, int sm_count) {
+  plan::SrbcrsSchedule s = plan::srbcrs_schedule(l.vector_rows, n, l.slots, sm_count);
+  if (const char* v = std::getenv("SPX_SRBCRS_FORCE_SPLIT")) {
+    const int split = std::atoi(v);
+    if (split == 1 || split == 2 || split == 4)
+      s.split = split;
+    else
+      log::info("SPX_SRBCRS_FORCE_SPLIT=%s ignored: not 1, 2 or 4", v);
+  }
+  if (const char* v = std::getenv("SPX_SRBCRS_FORCE_ORDER")) {
+    if (std::strcmp(v, "row") == 0 || std::strcmp(v, "tile") == 0)
+      s.tile_major = std::strcmp(v, "tile") == 0;
+    else
+      log::info("SPX_SRBCRS_FORCE_ORDER=%s ignored: not row or tile", v);
+  }
+  return s;
+}
+
 class SrbcrsSpmm final : public SpmmKernelPlan {
  public:
   SrbcrsSpmm(const SpmmProblem& p, const plan::SrbcrsChoice& choice, const plan::SrbcrsLayout& l)
@@ -57,6 +81,7 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
     vec_map_ = device::upload(l.vec_map, p.h.stream);
     values_ = device::Buffer(static_cast<size_t>(l.value_bytes()));
     workspace_ = static_cast<size_t>(plan::srbcrs_workspace_bytes(k_, n_, choice.b_bits));
+    schedules_ = plan::srbcrs_schedules(starting_schedule(l, n_, p.h.sm_count));
     config_ = strf(
         "%s m16n8k32 transposed (B cols on m16, V=%d on n8)%s; stride %d, warp %d "
         "cols, %d stages; B %s%s; C %s %s",
@@ -64,8 +89,8 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
         choice.a_bits == 4 || choice.b_bits == 4 ? ", int4 unpacked to int8" : "",
         ks::SpmmTile::kStride, ks::SpmmTile::kWarpCols, ks::SpmmTile::kStages,
         order_name(p.B.order),
-        p.B.order == SPX_ORDER_ROW ? " (copied when rows are not 16 B aligned)"
-                                   : " copied row-major to the workspace",
+        p.B.order == SPX_ORDER_ROW ? " (copied if rows not 16 B aligned)"
+                                   : " (copied row-major to workspace)",
         dtype::name(p.C.type), order_name(p.C.order));
     update_values(p.h, p.A);
     device::check(cudaStreamSynchronize(p.h.stream), "packing A's values into the SR-BCRS plan");
@@ -85,6 +110,8 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
     a.C = view_of(call.C);
     a.scalars = scalars_of(h, call.alpha, call.beta, call.C.type == SPX_R_32I);
     a.workspace = call.workspace;
+    a.split = schedules_[selected_].split;
+    a.tile_major = schedules_[selected_].tile_major;
     device::check(ks::spmm(variant_, a, h.stream), "launching the SR-BCRS SpMM kernel");
   }
 
@@ -100,8 +127,18 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
     device::check(ks::pack_values(g, h.stream), "launching the SR-BCRS value packing kernel");
   }
 
-  std::string describe(int /*candidate*/) const override { return config_; }
+  int candidate_count() const override { return static_cast<int>(schedules_.size()); }
+  int selected() const override { return selected_; }
+  void select(int c) override {
+    SPX_EXPECTS(c >= 0 && c < candidate_count(), SPX_STATUS_INTERNAL_ERROR,
+                "SR-BCRS candidate %d out of range", c);
+    selected_ = c;
+  }
+  std::string describe(int c) const override {
+    return config_ + "; " + schedules_.at(static_cast<size_t>(c)).describe();
+  }
   size_t workspace_bytes() const override { return workspace_; }
+  int split() const { return schedules_[selected_].split; }
 
   size_t metadata_bytes() const { return row_ptr_.bytes() + col_.bytes() + vec_map_.bytes(); }
   size_t values_bytes() const { return values_.bytes(); }
@@ -115,6 +152,8 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
   device::Buffer row_ptr_, col_, vec_map_, values_;
   size_t workspace_ = 0;
   std::string config_;
+  std::vector<plan::SrbcrsSchedule> schedules_;
+  int selected_ = 0;
 };
 
 }  // namespace
@@ -141,10 +180,11 @@ std::unique_ptr<SpmmKernelPlan> build_srbcrs_spmm(const SpmmProblem& p, spxPlanI
   auto k = std::make_unique<SrbcrsSpmm>(p, choice, layout);
   info.family = SPX_SPMM_ALG_SRBCRS;
   std::snprintf(info.kernel, sizeof(info.kernel), "%s", choice.kernel_name().c_str());
-  std::snprintf(info.config, sizeof(info.config), "%s", k->describe(0).c_str());
+  std::snprintf(info.config, sizeof(info.config), "%s", k->describe(k->selected()).c_str());
   info.metadata_bytes = k->metadata_bytes();
   info.values_bytes = k->values_bytes();
   info.padded_nnz = k->padded_elements();
+  info.split_k = k->split();
   return k;
 }
 

@@ -66,6 +66,33 @@ SrbcrsChoice srbcrs_choose(const SrbcrsProblem& p) {
   return c;
 }
 
+std::string SrbcrsSchedule::describe() const {
+  return strf("split %d, %s order", split, tile_major ? "tile" : "row");
+}
+
+SrbcrsSchedule srbcrs_schedule(int64_t vector_rows, int64_t n, int64_t slots, int sm_count) {
+  SrbcrsSchedule s;
+  if (vector_rows <= 0 || n <= 0) return s;
+  const int64_t tiles = vector_rows * ((n + kWarpCols - 1) / kWarpCols);
+  const int64_t target = int64_t{16} * (sm_count > 0 ? sm_count : 132);
+  const double strides_per_row =
+      static_cast<double>(slots) / 32.0 / static_cast<double>(vector_rows);
+  while (s.split < 4 && tiles * s.split < target && strides_per_row >= 2.0 * s.split) s.split *= 2;
+  return s;
+}
+
+std::vector<SrbcrsSchedule> srbcrs_schedules(const SrbcrsSchedule& chosen) {
+  std::vector<SrbcrsSchedule> out{chosen};
+  for (bool tile_major : {false, true})
+    for (int split : {1, 2, 4}) {
+      SrbcrsSchedule s;
+      s.split = split;
+      s.tile_major = tile_major;
+      if (!(s == chosen)) out.push_back(s);
+    }
+  return out;
+}
+
 int64_t srbcrs_b_pitch(int64_t n, int b_bits) {
   const int64_t bytes = b_bits == 4 ? (n + 1) / 2 : n;
   return (bytes + 15) / 16 * 16;

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "spx/spx_types.h"
 
@@ -42,6 +43,29 @@ std::string srbcrs_refusal(const SrbcrsProblem& p);
 
 /// The variant for a problem srbcrs_refusal accepted.
 SrbcrsChoice srbcrs_choose(const SrbcrsProblem& p);
+
+/// How the grid is laid out over the output tiles (one vector-row x 64 columns each).
+struct SrbcrsSchedule {
+  /// Warps of a block sharing one tile, each taking every split-th stride of the vector-row
+  /// (1, 2 or 4); their int32 partial sums are added in shared memory before the epilogue.
+  int split = 1;
+  /// Tile order: false = the column tiles of a vector-row are consecutive (its indices and values
+  /// are read once into L1); true = the vector-rows of a column tile are consecutive (the warps
+  /// running together gather from the same 64-column strip of B).
+  bool tile_major = false;
+  std::string describe() const;  ///< "split 2, row order"
+  bool operator==(const SrbcrsSchedule& o) const {
+    return split == o.split && tile_major == o.tile_major;
+  }
+};
+
+/// The rule: split a tile over more warps while the grid has fewer than 16 warps per SM and every
+/// warp still gets at least one stride on average (short grids are latency-bound: more warps with
+/// fewer strides each finish sooner); row order.
+SrbcrsSchedule srbcrs_schedule(int64_t vector_rows, int64_t n, int64_t slots, int sm_count);
+
+/// What spxSpMM_search may time: `chosen` first, then every other split in {1, 2, 4} x order.
+std::vector<SrbcrsSchedule> srbcrs_schedules(const SrbcrsSchedule& chosen);
 
 /// Row pitch in bytes of the row-major, 16-byte aligned copy of B the kernels read when B is
 /// column-major or its rows are not 16-byte aligned: n elements of `b_bits`, rounded up to 16 B.

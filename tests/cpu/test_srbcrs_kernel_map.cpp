@@ -431,3 +431,29 @@ TEST_CASE("SR-BCRS choice: refusals, variant, workspace, B in place", "[srbcrs][
   CHECK(plan::srbcrs_b_direct(true, 256, 32, 4));         // 16 bytes per row
   CHECK_FALSE(plan::srbcrs_b_direct(true, 256, 30, 4));   // 15 bytes per row
 }
+
+TEST_CASE("SR-BCRS schedule rule and candidates", "[srbcrs][choice]") {
+  // 128 vector-rows x 4 column tiles = 512 warps on 132 SMs (< 16 per SM): split while every
+  // warp keeps a stride on average.
+  CHECK(plan::srbcrs_schedule(128, 256, 128 * 32 * 5, 132).split == 4);  // 5 strides a row
+  CHECK(plan::srbcrs_schedule(128, 256, 128 * 32 * 3, 132).split == 2);  // 3 strides
+  CHECK(plan::srbcrs_schedule(128, 256, 128 * 32 * 1, 132).split == 1);  // 1 stride
+  CHECK(plan::srbcrs_schedule(128, 256, 0, 132).split == 1);             // no vectors
+  // Enough warps already: no split however long the rows.
+  CHECK(plan::srbcrs_schedule(2048, 4096, 2048 * 32 * 7, 132).split == 1);
+  // 528 tiles: split 2 reaches 1056 < 2112 warps, split 4 reaches 2112 = 16 per SM.
+  CHECK(plan::srbcrs_schedule(132, 256, 132 * 32 * 8, 132).split == 4);
+  CHECK(plan::srbcrs_schedule(528, 256, 528 * 32 * 8, 132).split == 1);
+  CHECK_FALSE(plan::srbcrs_schedule(128, 256, 128 * 32 * 5, 132).tile_major);
+  CHECK(plan::srbcrs_schedule(0, 256, 0, 132).split == 1);
+  CHECK(plan::srbcrs_schedule(4, 0, 128, 132).split == 1);
+
+  plan::SrbcrsSchedule chosen;
+  chosen.split = 2;
+  const std::vector<plan::SrbcrsSchedule> all = plan::srbcrs_schedules(chosen);
+  REQUIRE(all.size() == 6);
+  CHECK(all[0] == chosen);
+  for (size_t i = 0; i < all.size(); ++i)
+    for (size_t j = i + 1; j < all.size(); ++j) CHECK_FALSE(all[i] == all[j]);
+  CHECK(chosen.describe() == "split 2, row order");
+}

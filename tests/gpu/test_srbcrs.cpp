@@ -37,7 +37,22 @@ struct Case {
 struct RunOptions {
   spxSpMMAlg_t alg = SPX_SPMM_ALG_SRBCRS;
   bool device_scalars = false;
-  size_t b_offset = 0;  ///< bytes B's data is shifted by from an aligned allocation
+  size_t b_offset = 0;          ///< bytes B's data is shifted by from an aligned allocation
+  int split = 0;                ///< > 0: SPX_SRBCRS_FORCE_SPLIT
+  const char* order = nullptr;  ///< SPX_SRBCRS_FORCE_ORDER
+  bool search = false;          ///< spxSpMM_search (on a scratch C) before the checked run
+};
+
+/// RAII setting of the schedule overrides analyze reads.
+struct ForceSchedule {
+  ForceSchedule(int split, const char* order) {
+    if (split > 0) setenv("SPX_SRBCRS_FORCE_SPLIT", std::to_string(split).c_str(), 1);
+    if (order != nullptr) setenv("SPX_SRBCRS_FORCE_ORDER", order, 1);
+  }
+  ~ForceSchedule() {
+    unsetenv("SPX_SRBCRS_FORCE_SPLIT");
+    unsetenv("SPX_SRBCRS_FORCE_ORDER");
+  }
 };
 
 /// The product with alpha = 1, beta = 0 and a 32I output: the exact int32 sum of every element.
@@ -99,7 +114,10 @@ std::string check_output(const Case& c, const HostDense& got, const HostDense& b
 /// Analyzes and runs one case; checks the result, C's guards and the plan info. Returns the info.
 spxPlanInfo_t run_case(spxHandle_t h, const Case& c, const RunOptions& o = {}) {
   INFO(c.what << (o.device_scalars ? ", device scalars" : "")
-              << (o.b_offset ? ", B shifted by " + std::to_string(o.b_offset) + " B" : ""));
+              << (o.b_offset ? ", B shifted by " + std::to_string(o.b_offset) + " B" : "")
+              << (o.split ? ", split " + std::to_string(o.split) : "")
+              << (o.order ? std::string(", order ") + o.order : "")
+              << (o.search ? ", searched" : ""));
   const DeviceSparse A = to_device(c.A);
   DeviceBuffer b_buf(c.B.data.size() + 16);
   b_buf.upload(c.B.data.data(), c.B.data.size(), o.b_offset);
@@ -110,7 +128,10 @@ spxPlanInfo_t run_case(spxHandle_t h, const Case& c, const RunOptions& o = {}) {
   DeviceDense C = to_device(c_init, 64);
 
   spxPlan_t raw = nullptr;
-  REQUIRE_SPX(spxSpMM_analyze(h, A.get(), B.get(), C.get(), SPX_R_32I, o.alg, &raw));
+  {
+    ForceSchedule force(o.split, o.order);
+    REQUIRE_SPX(spxSpMM_analyze(h, A.get(), B.get(), C.get(), SPX_R_32I, o.alg, &raw));
+  }
   UniquePlan plan(raw);
   spxPlanInfo_t info{};
   REQUIRE_SPX(spxPlanGetInfo(plan.get(), &info));
@@ -126,6 +147,13 @@ spxPlanInfo_t run_case(spxHandle_t h, const Case& c, const RunOptions& o = {}) {
   CHECK(info.padded_nnz % 32 == 0);
   CHECK(info.values_bytes == spx::dtype::storage_bytes(c.A.type, info.padded_nnz));
   CHECK(info.metadata_bytes > 0);
+  CHECK(info.candidates == 6);
+  if (o.split > 0) {
+    CHECK(info.split_k == o.split);
+    CHECK(std::string(info.config).find("split " + std::to_string(o.split)) != std::string::npos);
+  }
+  if (o.order != nullptr)
+    CHECK(std::string(info.config).find(std::string(o.order) + " order") != std::string::npos);
   DeviceBuffer workspace(info.workspace_bytes);
 
   const ScalarBytes alpha = make_scalar(c.s.alpha, c.C.type),
@@ -139,6 +167,14 @@ spxPlanInfo_t run_case(spxHandle_t h, const Case& c, const RunOptions& o = {}) {
     pa = d_alpha.get();
     pb = d_beta.get();
     REQUIRE_SPX(spxSetPointerMode(h, SPX_POINTER_MODE_DEVICE));
+  }
+  if (o.search) {
+    // Search overwrites C many times and restores it; run it on a scratch C, check a clean run.
+    DeviceDense scratch = to_device(c_init);
+    REQUIRE_SPX(
+        spxSpMM_search(h, plan.get(), pa, A.get(), B.get(), pb, scratch.get(), workspace.get()));
+    REQUIRE_SPX(spxPlanGetInfo(plan.get(), &info));
+    CHECK(info.searched == 1);
   }
   const spxStatus_t st = spxSpMM(h, plan.get(), pa, A.get(), B.get(), pb, C.get(), workspace.get());
   spxSetPointerMode(h, SPX_POINTER_MODE_HOST);
@@ -240,6 +276,41 @@ TEST_CASE("SR-BCRS L8-R8 and L4-R4: every V, both orders of B and C, every outpu
                                         kDims[(variant + variant / 4) % 8], bo, co, variant, pad));
             ++variant;
           }
+}
+
+TEST_CASE("SR-BCRS every schedule forced (split 1 / 2 / 4, row / tile order), and the search",
+          "[srbcrs]") {
+  UniqueHandle h = make_handle();
+  uint64_t seed = 58000;
+  int variant = 0;
+  for (const TypePair& tp :
+       {TypePair{SPX_R_8I, SPX_R_8I}, TypePair{SPX_R_4U, SPX_R_4I}, TypePair{SPX_R_8U, SPX_R_4I}})
+    for (int64_t v : {1, 4, 8})
+      for (int split : {1, 2, 4})
+        for (const char* order : {"row", "tile"}) {
+          Rng rng(seed++);
+          // Odd tile counts (a block's last tiles empty), long and empty rows, every output.
+          const Dims dims[] = {{7, 300, 130}, {9, 600, 65}, {5, 100, 200}};
+          const Dims& d = dims[variant % 3];
+          const spxDataType_t out = kOutputs[(variant / 3) % 3];
+          const int64_t pad = variant % 2 == 0 ? -1 : 0;
+          const spxOrder_t bo = (variant / 2) % 2 ? SPX_ORDER_COL : SPX_ORDER_ROW;
+          const spxOrder_t co = (variant / 5) % 2 ? SPX_ORDER_COL : SPX_ORDER_ROW;
+          RunOptions o;
+          o.split = split;
+          o.order = order;
+          run_case(h.get(), make_case(rng, bcrs_spec(v), tp, out, d, bo, co, variant, pad), o);
+          ++variant;
+        }
+  for (const TypePair& tp : {TypePair{SPX_R_8I, SPX_R_8I}, TypePair{SPX_R_4I, SPX_R_4I}}) {
+    Rng rng(seed++);
+    RunOptions o;
+    o.search = true;
+    run_case(h.get(),
+             make_case(rng, bcrs_spec(8), tp, SPX_R_32F, {16, 500, 300}, SPX_ORDER_ROW,
+                       SPX_ORDER_ROW, 1, -1),
+             o);
+  }
 }
 
 TEST_CASE("SR-BCRS extremes of every type, exact in int32", "[srbcrs]") {

@@ -135,28 +135,56 @@ __global__ void __launch_bounds__(SpmmTile::kThreads) spmm_kernel(const KernelPa
   constexpr int kBIters = kBStage / 16 / 32;  // 16-byte copies per lane per stage
   static_assert(kBStage % (16 * 32) == 0, "a stage of B is whole 16-byte copies of every lane");
   static_assert(kStageBytes % 16 == 0, "stages start 16-byte aligned");
+  static_assert(T::kWarps * 32 * 16 * 4 <= T::kWarps * T::kStages * kStageBytes,
+                "the split-K partial sums fit in the (then idle) stage rings");
   __shared__ __align__(16) uint8_t smem[T::kWarps][T::kStages][kStageBytes];
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int64_t w = static_cast<int64_t>(blockIdx.x) * T::kWarps + warp;
-  if (w >= p.vector_rows * p.n_tiles) return;  // warps never synchronize with each other
-  const int64_t vrow = w / p.n_tiles;
-  const int64_t n0 = (w - vrow * p.n_tiles) * T::kWarpCols;
   const int g = lane >> 2, t = lane & 3;
   const int V = p.vec_len;
+  // `split` warps of the block share one output tile (vector-row x 64 columns), taking every
+  // split-th stride; the block holds kWarps / split tiles, numbered row-major (the column tiles
+  // of a vector-row together) or tile-major (the vector-rows of a column tile together).
+  const int split = p.split, sub = warp % split;
+  const int64_t tile = static_cast<int64_t>(blockIdx.x) * (T::kWarps / split) + warp / split;
+  const bool valid = tile < p.vector_rows * p.n_tiles;
+  int64_t vrow = 0, ntile = 0;
+  if (p.tile_major) {
+    ntile = tile / p.vector_rows;
+    vrow = tile - ntile * p.vector_rows;
+  } else {
+    vrow = tile / p.n_tiles;
+    ntile = tile - vrow * p.n_tiles;
+  }
+  const int64_t n0 = ntile * T::kWarpCols;
 
-  const int32_t first = __ldg(p.row_ptr + 2 * vrow);
-  const int strides = (__ldg(p.row_ptr + 2 * vrow + 2) - first) / T::kStride;
+  int32_t acc[T::kMmaTiles][4];
+#pragma unroll
+  for (int i = 0; i < T::kMmaTiles; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0;
+
+  int32_t first = 0, strides = 0;
+  if (valid) {
+    first = __ldg(p.row_ptr + 2 * vrow);
+    strides = (__ldg(p.row_ptr + 2 * vrow + 2) - first) / T::kStride;
+  }
+  // This warp's strides: sub, sub + split, ...; li counts them and picks the ring slot.
+  const int mine = strides > sub ? (strides - sub + split - 1) / split : 0;
   const int32_t* col = p.col + first;
   const int a_stride_bytes = V * T::kStride * ABits / 8;  // this stride's A values: 2V or V copies
   const uint8_t* a_src = p.values + static_cast<int64_t>(first) * V * ABits / 8;
   const int64_t b_byte0 = n0 * BBits / 8;  // first byte of this warp's columns
   uint8_t(*ring)[kStageBytes] = smem[warp];
+  const auto stride_of = [&](int li) { return sub + li * split; };
+  // Column index of load position `lane` of this warp's li-th stride (-1 past the end).
+  const auto load_col = [&](int li) {
+    return li < mine ? __ldg(col + stride_of(li) * T::kStride + lane) : -1;
+  };
 
-  // Copies stage q (its B row chunks and A values) into ring slot q % kStages. col_q: this lane's
-  // column index of load position `lane` of stride q.
-  auto issue = [&](int q, int32_t col_q) {
-    uint8_t* stage = ring[q % T::kStages];
+  // Copies this warp's li-th stride (its B row chunks and A values) into ring slot li % kStages.
+  // col_q: this lane's column index of load position `lane` of that stride.
+  auto issue = [&](int li, int32_t col_q) {
+    uint8_t* stage = ring[li % T::kStages];
+    const int q = stride_of(li);
 #pragma unroll
     for (int i = 0; i < kBIters; ++i) {
       const int chunk = lane + 32 * i;
@@ -176,44 +204,34 @@ __global__ void __launch_bounds__(SpmmTile::kThreads) spmm_kernel(const KernelPa
                  a_src + static_cast<int64_t>(q) * a_stride_bytes + lane * 16, 16);
   };
 
-  int32_t acc[T::kMmaTiles][4];
-#pragma unroll
-  for (int i = 0; i < T::kMmaTiles; ++i) acc[i][0] = acc[i][1] = acc[i][2] = acc[i][3] = 0;
-
   // Where this lane reads its B rows (load positions 8t .. 8t+7) and its A values in a stage.
   const int b_lane_offset = map::lane_b_offset(g, t, BBits);
   const int a_lane_offset = kBStage + map::lane_a_offset(g, t, ABits);
 
-  if (strides > 0) {
+  if (mine > 0) {
     // Prologue: indices of the first kStages - 1 strides, their copies, then the indices of
     // the next kIndexAhead strides.
     int32_t col_pro[T::kStages - 1];
 #pragma unroll
-    for (int q = 0; q < T::kStages - 1; ++q)
-      col_pro[q] = q < strides ? __ldg(col + q * T::kStride + lane) : -1;
+    for (int li = 0; li < T::kStages - 1; ++li) col_pro[li] = load_col(li);
 #pragma unroll
-    for (int q = 0; q < T::kStages - 1; ++q) {
-      if (q < strides) issue(q, col_pro[q]);
+    for (int li = 0; li < T::kStages - 1; ++li) {
+      if (li < mine) issue(li, col_pro[li]);
       cp_async_commit();
     }
     int32_t col_next[T::kIndexAhead];
 #pragma unroll
-    for (int a = 0; a < T::kIndexAhead; ++a) {
-      const int q = T::kStages - 1 + a;
-      col_next[a] = q < strides ? __ldg(col + q * T::kStride + lane) : -1;
-    }
+    for (int a = 0; a < T::kIndexAhead; ++a) col_next[a] = load_col(T::kStages - 1 + a);
 
-    for (int s = 0; s < strides; ++s) {
+    for (int s = 0; s < mine; ++s) {
       cp_async_wait<T::kStages - 2>();  // this lane's copies of stride s have landed
       __syncwarp();                     // ... and every lane's; all lanes are done with s - 1
-      const int q = s + T::kStages - 1;
-      if (q < strides) issue(q, col_next[0]);  // into the slot stride s - 1 used
+      const int li = s + T::kStages - 1;
+      if (li < mine) issue(li, col_next[0]);  // into the slot stride s - 1 used
       cp_async_commit();
 #pragma unroll
       for (int a = 0; a + 1 < T::kIndexAhead; ++a) col_next[a] = col_next[a + 1];
-      const int q_load = q + T::kIndexAhead;
-      col_next[T::kIndexAhead - 1] =
-          q_load < strides ? __ldg(col + q_load * T::kStride + lane) : -1;
+      col_next[T::kIndexAhead - 1] = load_col(li + T::kIndexAhead);
 
       const uint8_t* stage = ring[s % T::kStages];
       // Sparse operand (the mma's B, 32 x 8): row g of the stride's A values, positions 8t..8t+7.
@@ -275,6 +293,32 @@ __global__ void __launch_bounds__(SpmmTile::kThreads) spmm_kernel(const KernelPa
     }
   }
 
+  if (split > 1) {
+    // The warps of a tile add their partial sums (int32, wrapping: the same as one warp's sum)
+    // through shared memory; the rings are free once every copy has landed and every warp is
+    // past its loop. The lane layout of the partials is the same in every warp.
+    cp_async_wait<0>();
+    __syncthreads();
+    uint32_t* partial = reinterpret_cast<uint32_t*>(&smem[0][0][0]);  // [warp][lane][16]
+    if (sub != 0) {
+#pragma unroll
+      for (int i = 0; i < T::kMmaTiles; ++i)
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+          partial[(warp * 32 + lane) * 16 + i * 4 + r] = static_cast<uint32_t>(acc[i][r]);
+    }
+    __syncthreads();
+    if (sub != 0) return;
+    for (int o = 1; o < split; ++o)
+#pragma unroll
+      for (int i = 0; i < T::kMmaTiles; ++i)
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+          acc[i][r] = static_cast<int32_t>(static_cast<uint32_t>(acc[i][r]) +
+                                           partial[((warp + o) * 32 + lane) * 16 + i * 4 + r]);
+  }
+  if (!valid) return;
+
   // acc[i][0..1]: mma row g (half 0), C rows 2t, 2t+1 of the vector; acc[i][2..3]: row g + 8.
   int32_t out[2][8];
 #pragma unroll
@@ -290,8 +334,9 @@ __global__ void __launch_bounds__(SpmmTile::kThreads) spmm_kernel(const KernelPa
 
 template <int ABits, int BBits, bool ASigned, bool BSigned>
 cudaError_t launch_variant(const KernelParams& p, cudaStream_t stream) {
-  const int64_t warps = p.vector_rows * p.n_tiles;
-  const int64_t blocks = (warps + SpmmTile::kWarps - 1) / SpmmTile::kWarps;
+  const int64_t tiles = p.vector_rows * p.n_tiles;
+  const int64_t per_block = SpmmTile::kWarps / p.split;
+  const int64_t blocks = (tiles + per_block - 1) / per_block;
   if (blocks == 0) return cudaSuccess;
   spmm_kernel<ABits, BBits, ASigned, BSigned>
       <<<static_cast<unsigned>(blocks), SpmmTile::kThreads, 0, stream>>>(p);

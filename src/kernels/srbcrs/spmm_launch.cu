@@ -33,6 +33,9 @@ cudaError_t spmm(const Variant& v, const SpmmArgs& a, cudaStream_t stream) {
   p.b_row_bytes = v.b_bits == 4 ? (a.n + 1) / 2 : a.n;
   p.C = a.C;
   p.scalars = a.scalars;
+  if (a.split != 1 && a.split != 2 && a.split != 4) return cudaErrorInvalidValue;
+  p.split = a.split;
+  p.tile_major = a.tile_major;
   if (a.k > 0) {
     if (plan::srbcrs_b_direct(a.B.order == SPX_ORDER_ROW, reinterpret_cast<uintptr_t>(a.B.ptr),
                               a.B.ld, v.b_bits)) {

@@ -29,6 +29,8 @@ struct SpmmArgs {
   DenseView C{};
   Scalars scalars{};
   void* workspace = nullptr;  ///< srbcrs_workspace_bytes: B copied row-major and aligned
+  int split = 1;              ///< warps per output tile: 1, 2 or 4 (planning SrbcrsSchedule)
+  bool tile_major = false;    ///< tile order (planning SrbcrsSchedule)
 };
 
 /// Queues the product on `stream`: when B cannot be read in place (column-major, or rows not

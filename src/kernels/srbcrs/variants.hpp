@@ -26,6 +26,8 @@ struct KernelParams {
   int64_t b_row_bytes = 0;     ///< bytes of one row that hold columns 0..n-1
   DenseView C{};
   Scalars scalars{};
+  int split = 1;  ///< warps per output tile (1, 2 or 4), each taking every split-th stride
+  bool tile_major = false;  ///< tiles numbered vector-row fastest (see SpmmSchedule)
 };
 
 // One pair of functions per (A bits, B bits); a_signed / b_signed pick among its four kernels.
