@@ -75,9 +75,11 @@ enum class SparseKind { CSR, COO, BELL };
 std::optional<BaselineResult> cusparse_spmm_best(const BaselineEnv& env, SparseKind kind,
                                                  ValueType type, const std::string& name);
 
-/// cusparse_int8_best: int8 CSR and int8 Blocked-ELL (block V), int32 output; falls back to fp16
-/// CSR (reported as cusparse_csr) when cuSPARSE refuses every int8 configuration.
-std::optional<BaselineResult> cusparse_int8_best(const BaselineEnv& env);
+/// cuSPARSE in int8 (int32 output), each searched over dense orders and algorithms: rows
+/// cusparse_csr (int8 CSR), cusparse_bell (int8 Blocked-ELL, block V) and cusparse_int8_best (the
+/// faster of the two, not timed again). When cuSPARSE refuses every int8 configuration: one
+/// cusparse_csr row in fp16 instead (its config says so).
+std::vector<BaselineResult> cusparse_int8_rows(const BaselineEnv& env);
 
 // ------------------------------------------------------ cuSPARSE SDDMM (baselines_sddmm.cpp)
 

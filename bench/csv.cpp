@@ -49,10 +49,27 @@ void CsvWriter::write(const CsvRow& r) {
   std::fflush(out_);
 }
 
+namespace {
+
+double geomean(const std::vector<double>& v) {
+  double log_sum = 0.0;
+  for (double s : v) log_sum += std::log(s);
+  return std::exp(log_sum / static_cast<double>(v.size()));
+}
+
+}  // namespace
+
 void Summary::add(const CsvRow& row, bool counts) {
   Key key{row.family, row.op, row.baseline};
-  if (counts && row.speedup > 0 && std::isfinite(row.speedup)) speedups_[key].push_back(row.speedup);
-  else ++excluded_[key];
+  if (counts && row.speedup > 0 && std::isfinite(row.speedup)) {
+    speedups_[key].push_back(row.speedup);
+    groups_[GroupKey{row.family, row.op, row.baseline,
+                     row.precision.empty() ? row.dtype : row.precision, row.vec, row.n,
+                     strf("%g", row.sparsity)}]
+        .push_back(row.speedup);
+  } else {
+    ++excluded_[key];
+  }
 }
 
 void Summary::print(FILE* out) const {
@@ -72,13 +89,29 @@ void Summary::print(FILE* out) const {
                    excluded);
       continue;
     }
-    double log_sum = 0.0;
-    for (double s : it->second) log_sum += std::log(s);
-    const double geomean = std::exp(log_sum / it->second.size());
     std::fprintf(out, "  %-7s %-6s vs %-20s  geomean %8.4gx  (%zu case%s%s)\n",
                  std::get<0>(key).c_str(), std::get<1>(key).c_str(), std::get<2>(key).c_str(),
-                 geomean, it->second.size(), it->second.size() == 1 ? "" : "s",
+                 geomean(it->second), it->second.size(), it->second.size() == 1 ? "" : "s",
                  excluded ? strf(", %d excluded", excluded).c_str() : "");
+  }
+  // Per group, when the run mixes several (precision, V, N, sparsity) groups.
+  std::map<Key, int> group_count;
+  for (const auto& kv : groups_) {
+    const GroupKey& g = kv.first;
+    ++group_count[Key{std::get<0>(g), std::get<1>(g), std::get<2>(g)}];
+  }
+  bool header = false;
+  for (const auto& kv : groups_) {
+    const GroupKey& g = kv.first;
+    if (group_count[Key{std::get<0>(g), std::get<1>(g), std::get<2>(g)}] < 2) continue;
+    if (!header) {
+      std::fprintf(out, "per (precision, V, N, sparsity):\n");
+      header = true;
+    }
+    std::fprintf(out, "  %-7s %-6s vs %-20s  %-5s V=%-2lld N=%-5lld s=%-5s geomean %8.4gx  (%zu)\n",
+                 std::get<0>(g).c_str(), std::get<1>(g).c_str(), std::get<2>(g).c_str(),
+                 std::get<3>(g).c_str(), (long long)std::get<4>(g), (long long)std::get<5>(g),
+                 std::get<6>(g).c_str(), geomean(kv.second), kv.second.size());
   }
 }
 

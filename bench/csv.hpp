@@ -1,5 +1,6 @@
 // The CSV of performance.md (one row per case and baseline) and the closing summary: geomean
-// speedup per (family, op, baseline) over the cases that passed their correctness check.
+// speedup per (family, op, baseline) over the cases that passed their correctness check, then per
+// (precision, V, N, sparsity) group when a run holds more than one.
 #pragma once
 
 #include <cstdint>
@@ -55,7 +56,11 @@ class Summary {
 
  private:
   using Key = std::tuple<std::string, std::string, std::string>;  // family, op, baseline
+  /// family, op, baseline, then the group: precision (or dtype), V, N, sparsity ("%g").
+  using GroupKey = std::tuple<std::string, std::string, std::string, std::string, int64_t,
+                              int64_t, std::string>;
   std::map<Key, std::vector<double>> speedups_;
+  std::map<GroupKey, std::vector<double>> groups_;
   std::map<Key, int> excluded_;
   int passed_ = 0, failed_ = 0, errored_ = 0;
 };

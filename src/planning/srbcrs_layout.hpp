@@ -52,11 +52,11 @@
 //     (slot, v) is vec_map[slot] * V + v. Host-only: it is the cached piece spxPlanUpdateValues
 //     needs to re-pack new values (srbcrs_repack_values).
 //
-// Strides the kernels use (srbcrs_stride_for): sm_90: 32 for int8 and for int4 (int4 is unpacked
-// to int8 and fed to mma.sync m16n8k32 s8, ~1,265 TOP/s on H200; native int4 m16n8k64 runs at 68)
-// and for int16 (emulated on two int8 mma of k = 32). sm_80 .. sm_89: 32 for int8 and int16
-// (m16n8k32 s8; the paper's m8n8k16 would use 16), 64 for int4 (native m16n8k64 s4; m8n8k32
-// would use 32). Any stride that is a positive multiple of 8 up to 256 is accepted.
+// Strides the kernels use (srbcrs_stride_for): 32 for every type on every architecture: int8
+// feeds mma.sync m16n8k32 s8 (~1,265 TOP/s on an H200; the paper's m8n8k16 would use 16, at 472),
+// int4 is unpacked to int8 in registers and fed to the same mma (native int4 m16n8k64 runs at 68
+// TOP/s on Hopper; a native sm_80 path would use 64 and is not built), int16 is emulated on two
+// int8 mma of k = 32. Any stride that is a positive multiple of 8 up to 256 is accepted.
 #pragma once
 
 #include <cstdint>

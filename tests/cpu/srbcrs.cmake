@@ -8,3 +8,15 @@ target_link_libraries(test_srbcrs_layout PRIVATE spx_catch_main_cpu spx_referenc
                                                  Catch2::Catch2)
 target_compile_options(test_srbcrs_layout PRIVATE $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra>)
 catch_discover_tests(test_srbcrs_layout TEST_PREFIX "test_srbcrs_layout: " PROPERTIES LABELS cpu)
+
+# The SpMM kernel's byte mapping (kernels/srbcrs/lane_map.hpp, the very functions the kernel
+# uses) emulated on the host against the reference, its bank-conflict freedom, and the family's
+# host rules (planning/srbcrs_choice).
+add_executable(test_srbcrs_kernel_map ${CMAKE_CURRENT_LIST_DIR}/test_srbcrs_kernel_map.cpp
+                                      ${PROJECT_SOURCE_DIR}/src/planning/srbcrs_layout.cpp
+                                      ${PROJECT_SOURCE_DIR}/src/planning/srbcrs_choice.cpp)
+target_link_libraries(test_srbcrs_kernel_map PRIVATE spx_catch_main_cpu spx_reference spx_host
+                                                     Catch2::Catch2)
+target_compile_options(test_srbcrs_kernel_map PRIVATE $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra>)
+catch_discover_tests(test_srbcrs_kernel_map TEST_PREFIX "test_srbcrs_kernel_map: "
+                     PROPERTIES LABELS cpu)

@@ -1,2 +1,11 @@
-# Sources of the SRBCRS family (host planning, later kernels and dispatch glue), relative to src/.
-set(SPX_SRBCRS_SOURCES planning/srbcrs_layout.cpp)
+# Sources of the SR-BCRS family (host planning, kernels, dispatch glue), relative to src/.
+set(SPX_SRBCRS_SOURCES
+  planning/srbcrs_layout.cpp
+  planning/srbcrs_choice.cpp
+  dispatch/srbcrs_family.cpp
+  kernels/srbcrs/spmm_launch.cu
+  kernels/srbcrs/spmm_l8r8.cu
+  kernels/srbcrs/spmm_l8r4.cu
+  kernels/srbcrs/spmm_l4r8.cu
+  kernels/srbcrs/spmm_l4r4.cu
+  kernels/srbcrs/pack.cu)

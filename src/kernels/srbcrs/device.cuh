@@ -1,0 +1,75 @@
+// Device helpers of the SR-BCRS kernels: cp.async into shared memory, shared loads and the int8
+// mma. (The byte-level mapping, transpose and int4 unpacking are in lane_map.hpp.) Internal to
+// src/kernels/srbcrs.
+#pragma once
+
+#include <cstdint>
+
+namespace spx::kernels::srbcrs::detail {
+
+__device__ __forceinline__ uint32_t smem_address(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+/// 16-byte asynchronous copy global -> shared; only `src_bytes` (0..16) are read, the rest of the
+/// 16 bytes is zero-filled (the n edge of B). .ca: keep the line in L1 (the block's warps and the
+/// other vector-rows on the SM gather the same B rows and read the same indices / values).
+__device__ __forceinline__ void cp_async16(void* dst, const void* src, int src_bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(dst)), "l"(src),
+               "r"(src_bytes)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+/// Waits until at most `Pending` of this thread's committed groups are still in flight.
+template <int Pending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
+}
+
+__device__ __forceinline__ uint32_t lds32(const void* p) {
+  return *static_cast<const uint32_t*>(p);
+}
+__device__ __forceinline__ uint2 lds64(const void* p) {
+  return *static_cast<const uint2*>(p);
+}
+
+/// D += A * B with mma.sync.aligned.m16n8k32.row.col.s32.{s8|u8}.{s8|u8}.s32 (PTX ISA, "Matrix
+/// Fragments for mma.m16n8k32", groupID g = lane / 4, threadID_in_group t = lane % 4):
+///   a[0]: row g,     k = 4t .. 4t+3       a[1]: row g + 8, k = 4t .. 4t+3
+///   a[2]: row g,     k = 16+4t .. 16+4t+3 a[3]: row g + 8, k = 16+4t .. 16+4t+3
+///   b[0]: col g,     k = 4t .. 4t+3       b[1]: col g,     k = 16+4t .. 16+4t+3
+///   d[0], d[1]: row g, cols 2t, 2t+1      d[2], d[3]: row g + 8, cols 2t, 2t+1
+/// (the lowest byte of a register is the lowest k). Without .satfinite the s32 sums wrap.
+template <bool ASigned, bool BSigned>
+__device__ __forceinline__ void mma_m16n8k32(int32_t (&d)[4], const uint32_t (&a)[4], uint32_t b0,
+                                             uint32_t b1) {
+  if constexpr (ASigned && BSigned) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  } else if constexpr (ASigned && !BSigned) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  } else if constexpr (!ASigned && BSigned) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  } else {
+    asm volatile(
+        "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+}
+
+}  // namespace spx::kernels::srbcrs::detail

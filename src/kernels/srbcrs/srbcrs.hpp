@@ -1,0 +1,57 @@
+// Launchers of the SR-BCRS family's kernels (host-callable; no device code here). The layout the
+// SpMM kernel reads is planned by planning/srbcrs_layout.hpp, the variant by
+// planning/srbcrs_choice.hpp, the tile by config.hpp. README.md describes the design.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "kernels/common/args.hpp"
+
+namespace spx::kernels::srbcrs {
+
+/// Which kernel variant: bit widths (8 or 4) and signedness of each operand.
+struct Variant {
+  int a_bits = 8, b_bits = 8;
+  bool a_signed = true, b_signed = true;
+};
+
+/// C = alpha * A * B + beta * C with A in the plan's SR-BCRS layout (stride 32).
+struct SpmmArgs {
+  int64_t m = 0, k = 0, n = 0;
+  int vec_len = 1;                   ///< V in {1, 2, 4, 8}
+  int64_t vector_rows = 0;           ///< m / V
+  const int32_t* row_ptr = nullptr;  ///< 2 * vector_rows + 1 (the layout's; even entries used)
+  const int32_t* col = nullptr;      ///< slots, load order, -1 for padding
+  const void* values = nullptr;      ///< stride-major, slots * V elements of a_bits
+  DenseView B{};                     ///< as the user passed it
+  DenseView C{};
+  Scalars scalars{};
+  void* workspace = nullptr;  ///< srbcrs_workspace_bytes: B copied row-major and aligned
+  int split = 1;              ///< warps per output tile: 1, 2 or 4 (planning SrbcrsSchedule)
+  bool tile_major = false;    ///< tile order (planning SrbcrsSchedule)
+};
+
+/// Queues the product on `stream`: when B cannot be read in place (column-major, or rows not
+/// 16-byte aligned) it is first copied row-major into the workspace.
+cudaError_t spmm(const Variant& v, const SpmmArgs& args, cudaStream_t stream);
+
+/// Loads the SpMM kernel of a variant and the B copy kernel (CUDA lazy loading would otherwise
+/// load them, possibly waiting for the device, on the first execute).
+cudaError_t spmm_load(const Variant& v);
+
+/// Re-packs the user's BCRS / CSR values into the layout's stride-major order (analyze and
+/// spxPlanUpdateValues): element (slot, v) <- user element vec_map[slot] * V + v, 0 for padding.
+struct PackArgs {
+  int64_t slots = 0;  ///< multiple of 32
+  int vec_len = 1;
+  int bits = 8;                      ///< 8 or 4 (raw bits: signedness does not matter)
+  const int32_t* vec_map = nullptr;  ///< slots, natural order, -1 for padding
+  const void* src = nullptr;         ///< user values
+  void* dst = nullptr;               ///< storage_bytes(slots * V)
+};
+cudaError_t pack_values(const PackArgs& args, cudaStream_t stream);
+cudaError_t pack_values_load();
+
+}  // namespace spx::kernels::srbcrs

@@ -1,0 +1,459 @@
+// The SR-BCRS SpMM kernel's byte mapping, emulated on the host (no GPU needed): one warp's stages
+// are filled and read with the very functions the kernel uses (kernels/srbcrs/lane_map.hpp: which
+// shared-memory row and chunk each copy writes, where each lane reads, the 4 x 4 byte transpose,
+// the int4 unpacking, the output columns), and the mma.sync.m16n8k32 is applied through the PTX
+// ISA's fragment tables, written out independently here. The result must equal the CPU reference
+// exactly for every (A bits, B bits, signedness, V), with n tails and empty vector-rows. Also:
+// the shared-memory accesses are bank-conflict-free, and the host rules of the family
+// (planning/srbcrs_choice: refusals, variant, workspace, when B is read in place).
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "kernels/srbcrs/config.hpp"
+#include "kernels/srbcrs/lane_map.hpp"
+#include "planning/srbcrs_choice.hpp"
+#include "planning/srbcrs_layout.hpp"
+#include "reference/reference.hpp"
+
+namespace plan = spx::plan;
+namespace map = spx::kernels::srbcrs::map;
+using spx::kernels::srbcrs::SpmmTile;
+
+namespace {
+
+spxDataType_t int_type(int bits, bool is_signed) {
+  if (bits == 8) return is_signed ? SPX_R_8I : SPX_R_8U;
+  return is_signed ? SPX_R_4I : SPX_R_4U;
+}
+
+int32_t byte_value(uint32_t w, int i, bool is_signed) {
+  const uint8_t b = static_cast<uint8_t>(w >> (8 * i));
+  return is_signed ? static_cast<int8_t>(b) : b;
+}
+
+uint32_t word_at(const std::vector<uint8_t>& s, int offset) {
+  uint32_t w;
+  std::memcpy(&w, s.data() + offset, 4);
+  return w;
+}
+
+/// D (16 x 8, int32) += A (16 x 32) * B (32 x 8) from the 32 lanes' registers, by the PTX ISA
+/// tables for mma.m16n8k32 with .s8/.u8 (g = lane / 4, t = lane % 4):
+///   A: a_i, i < 16, row g for i in [0, 4) and [8, 12), else g + 8; col 4t + (i & 3), + 16 for i >=
+///   8 B: b_i, i < 8, row 4t + (i & 3), + 16 for i >= 4; col g D: d_i, i < 4, row g for i < 2, else
+///   g + 8; col 2t + (i & 1)
+void mma_reference(const uint32_t (&a)[32][4], const uint32_t (&b)[32][2], bool a_signed,
+                   bool b_signed, int32_t (&d)[32][4]) {
+  int32_t A[16][32], B[32][8];
+  for (int lane = 0; lane < 32; ++lane) {
+    const int g = lane / 4, t = lane % 4;
+    for (int i = 0; i < 16; ++i) {
+      const int row = (i < 4 || (i >= 8 && i < 12)) ? g : g + 8;
+      const int col = 4 * t + (i & 3) + (i >= 8 ? 16 : 0);
+      A[row][col] = byte_value(a[lane][i / 4], i % 4, a_signed);
+    }
+    for (int i = 0; i < 8; ++i) {
+      const int row = 4 * t + (i & 3) + (i >= 4 ? 16 : 0);
+      B[row][g] = byte_value(b[lane][i / 4], i % 4, b_signed);
+    }
+  }
+  for (int lane = 0; lane < 32; ++lane) {
+    const int g = lane / 4, t = lane % 4;
+    for (int i = 0; i < 4; ++i) {
+      const int row = i < 2 ? g : g + 8, col = 2 * t + (i & 1);
+      int64_t sum = 0;
+      for (int k = 0; k < 32; ++k) sum += int64_t{A[row][k]} * B[k][col];
+      d[lane][i] += static_cast<int32_t>(sum);
+    }
+  }
+}
+
+struct Variant {
+  int a_bits, b_bits;
+  bool a_signed, b_signed;
+};
+
+/// Emulates the kernel on a random BCRS(V) matrix and returns C (row-major int64 m x n).
+struct Emulation {
+  std::vector<int64_t> got, want;
+};
+
+Emulation emulate(const Variant& var, int64_t vec_len, int64_t vector_rows, int64_t k, int64_t n,
+                  uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const int64_t m = vector_rows * vec_len;
+  const spxDataType_t a_type = int_type(var.a_bits, var.a_signed);
+  const spxDataType_t b_type = int_type(var.b_bits, var.b_signed);
+
+  // A: BCRS(V), every 4th vector-row empty, one vector-row full, the rest random.
+  spx::ref::HostSparse A;
+  A.format = SPX_FORMAT_BCRS;
+  A.type = a_type;
+  A.rows = m;
+  A.cols = k;
+  A.vec_len = vec_len;
+  A.ptr.push_back(0);
+  for (int64_t i = 0; i < vector_rows; ++i) {
+    for (int64_t c = 0; c < k; ++c)
+      if (i % 4 != 1 && (i % 7 == 2 || rng() % 3 == 0)) A.idx.push_back(static_cast<int32_t>(c));
+    A.ptr.push_back(static_cast<int32_t>(A.idx.size()));
+  }
+  const int64_t vectors = static_cast<int64_t>(A.idx.size());
+  A.values.resize(spx::dtype::storage_bytes(a_type, vectors * vec_len));
+  for (uint8_t& x : A.values) x = static_cast<uint8_t>(rng());
+
+  // B: row-major k x n with an even ld (4-bit rows start on a byte) and random padding.
+  spx::ref::HostDense B;
+  B.rows = k;
+  B.cols = n;
+  B.ld = (n + 2) / 2 * 2;
+  B.order = SPX_ORDER_ROW;
+  B.type = b_type;
+  B.data.resize(spx::dtype::storage_bytes(b_type, k * B.ld));
+  for (uint8_t& x : B.data) x = static_cast<uint8_t>(rng());
+
+  spx::ref::HostDense C;
+  C.rows = m;
+  C.cols = n;
+  C.ld = n;
+  C.type = SPX_R_32I;
+  const spx::ref::Expected e = spx::ref::spmm(A, B, C, {1, 0});
+  Emulation out;
+  out.want.assign(e.value.begin(), e.value.end());
+
+  plan::BcrsView view;
+  view.rows = m;
+  view.cols = k;
+  view.vec_len = vec_len;
+  view.block_row_ptr = A.ptr.data();
+  view.block_col = A.idx.data();
+  view.num_vectors = vectors;
+  plan::SrbcrsConfig cfg;
+  cfg.stride = SpmmTile::kStride;
+  cfg.type = a_type;
+  const plan::SrbcrsLayout L = plan::srbcrs_build(view, cfg, A.values.data());
+
+  // What the kernel's launcher passes: B in place (row pitch ld bytes / 2 for int4).
+  const int64_t pitch = var.b_bits == 8 ? B.ld : B.ld / 2;
+  const int64_t row_bytes = var.b_bits == 8 ? n : (n + 1) / 2;
+  const int b_row = map::b_row_bytes(var.b_bits);
+  const int b_stage = SpmmTile::kStride * b_row;
+  const int a_stage = SpmmTile::a_stage_bytes(var.a_bits);
+  const int64_t n_tiles = (n + SpmmTile::kWarpCols - 1) / SpmmTile::kWarpCols;
+  out.got.assign(static_cast<size_t>(m * n), -1);
+
+  for (int64_t vrow = 0; vrow < vector_rows; ++vrow)
+    for (int64_t tile = 0; tile < n_tiles; ++tile) {
+      const int64_t n0 = tile * SpmmTile::kWarpCols;
+      const int32_t first = L.row_ptr[2 * vrow];
+      const int strides = (L.row_ptr[2 * vrow + 2] - first) / SpmmTile::kStride;
+      const int a_stride_bytes = static_cast<int>(vec_len) * SpmmTile::kStride * var.a_bits / 8;
+      const int64_t b_byte0 = n0 * var.b_bits / 8;
+      int32_t acc[SpmmTile::kMmaTiles][32][4] = {};
+      for (int s = 0; s < strides; ++s) {
+        // The stage copy (kernel: `issue`), poisoned first so a byte no copy writes shows up.
+        std::vector<uint8_t> stage(static_cast<size_t>(b_stage + a_stage), 0xA7);
+        for (int lane = 0; lane < 32; ++lane) {
+          for (int i = 0; i < b_stage / 16 / 32; ++i) {
+            const int chunk = lane + 32 * i;
+            const int r = map::copy_row(chunk, var.b_bits);
+            const int c = map::copy_chunk(chunk, var.b_bits);
+            const int pos = map::position_of_smem_row(r);
+            const int32_t src_row = std::max(L.col[first + s * 32 + pos], 0);
+            const int64_t byte = b_byte0 + 16 * c;
+            const int64_t left = row_bytes - byte;
+            const int bytes = left >= 16 ? 16 : (left > 0 ? static_cast<int>(left) : 0);
+            uint8_t* dst = stage.data() + r * b_row + map::stored_chunk(r, c, var.b_bits) * 16;
+            for (int q = 0; q < 16; ++q)
+              dst[q] = q < bytes ? B.data[static_cast<size_t>(src_row * pitch + byte + q)] : 0;
+          }
+          if (lane * 16 < a_stride_bytes)
+            std::memcpy(stage.data() + b_stage + lane * 16,
+                        L.values.data() + static_cast<int64_t>(first) * vec_len * var.a_bits / 8 +
+                            int64_t{s} * a_stride_bytes + lane * 16,
+                        16);
+        }
+        // The lanes' registers (kernel: the compute part of the loop).
+        uint32_t frag[SpmmTile::kMmaTiles][32][4], sa[32][2];
+        for (int lane = 0; lane < 32; ++lane) {
+          const int g = lane / 4, t = lane % 4;
+          sa[lane][0] = sa[lane][1] = 0;
+          const int a_off = b_stage + map::lane_a_offset(g, t, var.a_bits);
+          if (g < vec_len) {
+            if (var.a_bits == 8) {
+              sa[lane][0] = word_at(stage, a_off);
+              sa[lane][1] = word_at(stage, a_off + 4);
+            } else {
+              sa[lane][0] = map::nibbles_lo(word_at(stage, a_off), var.a_signed);
+              sa[lane][1] = map::nibbles_hi(word_at(stage, a_off), var.a_signed);
+            }
+          }
+          const int b_off = map::lane_b_offset(g, t, var.b_bits);
+          for (int kq = 0; kq < 2; ++kq) {
+            uint32_t rows[4][2];
+            for (int j = 0; j < 4; ++j)
+              for (int w = 0; w < (var.b_bits == 8 ? 2 : 1); ++w)
+                rows[j][w] = word_at(stage, b_off + (4 * kq + j) * 4 * b_row + 4 * w);
+            if (var.b_bits == 8) {
+              uint32_t lo[4], hi[4];
+              map::transpose4x4(rows[0][0], rows[1][0], rows[2][0], rows[3][0], lo);
+              map::transpose4x4(rows[0][1], rows[1][1], rows[2][1], rows[3][1], hi);
+              for (int i = 0; i < SpmmTile::kMmaTiles; ++i) {
+                frag[i][lane][2 * kq] = lo[i];
+                frag[i][lane][2 * kq + 1] = hi[i];
+              }
+            } else {
+              uint32_t tr[4];
+              map::transpose4x4(rows[0][0], rows[1][0], rows[2][0], rows[3][0], tr);
+              for (int i = 0; i < SpmmTile::kMmaTiles; ++i) {
+                frag[i][lane][2 * kq] = map::nibbles_lo(tr[i], var.b_signed);
+                frag[i][lane][2 * kq + 1] = map::nibbles_hi(tr[i], var.b_signed);
+              }
+            }
+          }
+        }
+        for (int i = 0; i < SpmmTile::kMmaTiles; ++i)
+          mma_reference(frag[i], sa, var.b_signed, var.a_signed, acc[i]);
+      }
+      // The epilogue's column mapping.
+      for (int lane = 0; lane < 32; ++lane) {
+        const int g = lane / 4, t = lane % 4;
+        for (int i = 0; i < SpmmTile::kMmaTiles; ++i)
+          for (int r = 0; r < 4; ++r) {
+            const int v = 2 * t + (r & 1);
+            const int64_t col = n0 + 8 * g + map::column_of(i, r / 2, var.b_bits);
+            if (v < vec_len && col < n) out.got[(vrow * vec_len + v) * n + col] = acc[i][lane][r];
+          }
+      }
+    }
+  return out;
+}
+
+/// Largest number of distinct 4-byte words any bank serves for one request (1 = conflict-free).
+int bank_ways(const std::vector<int>& addresses, int bytes) {
+  std::map<int, std::set<int>> banks;
+  for (int a : addresses)
+    for (int w = 0; w < bytes / 4; ++w) banks[(a / 4 + w) % 32].insert(a / 4 + w);
+  size_t most = 0;
+  for (const auto& b : banks) most = std::max(most, b.second.size());
+  return static_cast<int>(most);
+}
+
+}  // namespace
+
+TEST_CASE("SR-BCRS kernel map: emulated warps equal the reference, every variant and V",
+          "[srbcrs][kernel_map]") {
+  uint64_t seed = 900;
+  for (int a_bits : {8, 4})
+    for (int b_bits : {8, 4})
+      for (bool a_signed : {true, false})
+        for (bool b_signed : {true, false})
+          for (int64_t v : {1, 2, 4, 8}) {
+            const Variant var{a_bits, b_bits, a_signed, b_signed};
+            // n: a full tile plus a tail, then a short tail alone; k: several strides, then odd.
+            for (const auto& kn : {std::pair<int64_t, int64_t>{150, 130}, {37, 7}}) {
+              INFO("A " << a_bits << (a_signed ? "s" : "u") << " B " << b_bits
+                        << (b_signed ? "s" : "u") << " V " << v << " k " << kn.first << " n "
+                        << kn.second);
+              const Emulation e = emulate(var, v, 6, kn.first, kn.second, seed++);
+              REQUIRE(e.got.size() == e.want.size());
+              int64_t bad = 0, nonzero = 0;
+              for (size_t i = 0; i < e.got.size(); ++i) {
+                bad += e.got[i] != e.want[i];
+                nonzero += e.want[i] != 0;
+              }
+              CHECK(bad == 0);
+              CHECK(nonzero > 0);
+            }
+          }
+}
+
+TEST_CASE("SR-BCRS kernel map: stage rows and positions are inverse, chunks a permutation",
+          "[srbcrs][kernel_map]") {
+  for (int p = 0; p < 32; ++p) CHECK(map::position_of_smem_row(map::smem_row_of_position(p)) == p);
+  for (int bits : {8, 4}) {
+    std::set<int> written;
+    const int copies = SpmmTile::kStride * map::b_row_bytes(bits) / 16;
+    for (int chunk = 0; chunk < copies; ++chunk) {
+      const int r = map::copy_row(chunk, bits), c = map::copy_chunk(chunk, bits);
+      written.insert(r * map::b_row_bytes(bits) + map::stored_chunk(r, c, bits) * 16);
+    }
+    CHECK(static_cast<int>(written.size()) == copies);  // every 16-byte slot written once
+  }
+}
+
+TEST_CASE("SR-BCRS kernel map: shared-memory accesses are bank-conflict-free",
+          "[srbcrs][kernel_map]") {
+  // B reads: int8 lanes read 8 bytes (two wavefronts: each half-warp must be conflict-free),
+  // int4 lanes 4 bytes (one wavefront).
+  for (int j = 0; j < 8; ++j) {
+    for (int half = 0; half < 2; ++half) {
+      std::vector<int> a;
+      for (int lane = 16 * half; lane < 16 * half + 16; ++lane)
+        a.push_back(map::lane_b_offset(lane / 4, lane % 4, 8) + j * 4 * map::b_row_bytes(8));
+      CHECK(bank_ways(a, 8) == 1);
+    }
+    std::vector<int> a4;
+    for (int lane = 0; lane < 32; ++lane)
+      a4.push_back(map::lane_b_offset(lane / 4, lane % 4, 4) + j * 4 * map::b_row_bytes(4));
+    CHECK(bank_ways(a4, 4) == 1);
+  }
+  // A reads.
+  for (int half = 0; half < 2; ++half) {
+    std::vector<int> a;
+    for (int lane = 16 * half; lane < 16 * half + 16; ++lane)
+      a.push_back(map::lane_a_offset(lane / 4, lane % 4, 8));
+    CHECK(bank_ways(a, 8) == 1);
+  }
+  std::vector<int> a4;
+  for (int lane = 0; lane < 32; ++lane) a4.push_back(map::lane_a_offset(lane / 4, lane % 4, 4));
+  CHECK(bank_ways(a4, 4) == 1);
+  // cp.async writes: 16-byte stores are served a quarter-warp (128 B) at a time.
+  for (int bits : {8, 4})
+    for (int chunk0 = 0; chunk0 < SpmmTile::kStride * map::b_row_bytes(bits) / 16; chunk0 += 8) {
+      std::vector<int> a;
+      for (int chunk = chunk0; chunk < chunk0 + 8; ++chunk) {
+        const int r = map::copy_row(chunk, bits);
+        a.push_back(r * map::b_row_bytes(bits) +
+                    map::stored_chunk(r, map::copy_chunk(chunk, bits), bits) * 16);
+      }
+      CHECK(bank_ways(a, 16) == 1);
+    }
+}
+
+TEST_CASE("SR-BCRS kernel map: transpose and unpacking, hand-checked", "[srbcrs][kernel_map]") {
+  uint32_t out[4];
+  map::transpose4x4(0x03020100u, 0x13121110u, 0x23222120u, 0x33323130u, out);
+  CHECK(out[0] == 0x30201000u);
+  CHECK(out[1] == 0x31211101u);
+  CHECK(out[2] == 0x32221202u);
+  CHECK(out[3] == 0x33231303u);
+  // Nibbles 0..7 of 0xF8E17A30 (low first): 0 3 A 7 1 E 8 F.
+  CHECK(map::nibbles_lo(0xF8E17A30u, false) == 0x08010A00u);  // elements 0 2 4 6: 0 A 1 8
+  CHECK(map::nibbles_hi(0xF8E17A30u, false) == 0x0F0E0703u);  // elements 1 3 5 7: 3 7 E F
+  CHECK(map::nibbles_lo(0xF8E17A30u, true) == 0xF801FA00u);   // -8 1 -6 0
+  CHECK(map::nibbles_hi(0xF8E17A30u, true) == 0xFFFE0703u);   // -1 -2 7 3
+}
+
+TEST_CASE("SR-BCRS choice: refusals, variant, workspace, B in place", "[srbcrs][choice]") {
+  plan::SrbcrsProblem p;
+  p.format = SPX_FORMAT_BCRS;
+  p.vec_len = 8;
+  p.rows = 64;
+  p.cols = 100;
+  p.n = 33;
+  CHECK(plan::srbcrs_refusal(p).empty());
+  const auto refused = [&](plan::SrbcrsProblem q, const std::string& part) {
+    const std::string why = plan::srbcrs_refusal(q);
+    INFO(why);
+    CHECK(why.find(part) != std::string::npos);
+  };
+  {
+    auto q = p;
+    q.format = SPX_FORMAT_NM;
+    refused(q, "BCRS(V) or CSR");
+    q.format = SPX_FORMAT_ELL;
+    refused(q, "BCRS(V) or CSR");
+  }
+  for (int64_t v : {3, 16}) {
+    auto q = p;
+    q.vec_len = v;
+    refused(q, "V = " + std::to_string(v));
+  }
+  for (spxDataType_t t : {SPX_R_16I, SPX_R_32F, SPX_R_16F, SPX_R_32I}) {
+    auto q = p;
+    q.a_type = t;
+    refused(q, "8I, 8U, 4I or 4U");
+    q = p;
+    q.b_type = t;
+    refused(q, "8I, 8U, 4I or 4U");
+  }
+  {
+    auto q = p;
+    q.compute_type = SPX_R_32F;
+    refused(q, "32I");
+  }
+  for (spxDataType_t t : {SPX_R_16BF, SPX_R_8I}) {
+    auto q = p;
+    q.c_type = t;
+    refused(q, "32I, 32F or 16F");
+  }
+  {
+    auto q = p;
+    q.cc_major = 7;
+    refused(q, "sm_80");
+  }
+  {
+    auto q = p;
+    q.cols = int64_t{1} << 32;
+    refused(q, "grid");
+  }
+  for (spxDataType_t c : {SPX_R_32I, SPX_R_32F, SPX_R_16F}) {
+    auto q = p;
+    q.c_type = c;
+    CHECK(plan::srbcrs_refusal(q).empty());
+  }
+  {
+    auto q = p;
+    q.format = SPX_FORMAT_CSR;
+    q.vec_len = 1;
+    q.a_type = SPX_R_4U;
+    q.b_type = SPX_R_8I;
+    REQUIRE(plan::srbcrs_refusal(q).empty());
+    const plan::SrbcrsChoice c = plan::srbcrs_choose(q);
+    CHECK(c.a_bits == 4);
+    CHECK(c.b_bits == 8);
+    CHECK_FALSE(c.a_signed);
+    CHECK(c.b_signed);
+    CHECK(c.stride == 32);
+    CHECK(c.precision() == "l4r8");
+    CHECK(c.kernel_name() == "srbcrs_spmm_l4r8");
+  }
+  CHECK(plan::srbcrs_b_pitch(1, 8) == 16);
+  CHECK(plan::srbcrs_b_pitch(16, 8) == 16);
+  CHECK(plan::srbcrs_b_pitch(17, 8) == 32);
+  CHECK(plan::srbcrs_b_pitch(33, 4) == 32);  // 17 bytes
+  CHECK(plan::srbcrs_b_pitch(32, 4) == 16);
+  CHECK(plan::srbcrs_workspace_bytes(10, 17, 8) == 320);
+  CHECK(plan::srbcrs_workspace_bytes(0, 17, 8) == 0);
+  CHECK(plan::srbcrs_workspace_bytes(10, 0, 8) == 0);
+  CHECK(plan::srbcrs_b_direct(true, 256, 64, 8));
+  CHECK_FALSE(plan::srbcrs_b_direct(false, 256, 64, 8));  // column-major: copied
+  CHECK_FALSE(plan::srbcrs_b_direct(true, 257, 64, 8));   // base not 16-byte aligned
+  CHECK_FALSE(plan::srbcrs_b_direct(true, 256, 65, 8));   // row pitch not 16-byte aligned
+  CHECK(plan::srbcrs_b_direct(true, 256, 32, 4));         // 16 bytes per row
+  CHECK_FALSE(plan::srbcrs_b_direct(true, 256, 30, 4));   // 15 bytes per row
+}
+
+TEST_CASE("SR-BCRS schedule rule and candidates", "[srbcrs][choice]") {
+  // 128 vector-rows x 4 column tiles = 512 warps on 132 SMs (< 16 per SM): split while every
+  // warp keeps a stride on average.
+  CHECK(plan::srbcrs_schedule(128, 256, 128 * 32 * 5, 132).split == 4);  // 5 strides a row
+  CHECK(plan::srbcrs_schedule(128, 256, 128 * 32 * 3, 132).split == 2);  // 3 strides
+  CHECK(plan::srbcrs_schedule(128, 256, 128 * 32 * 1, 132).split == 1);  // 1 stride
+  CHECK(plan::srbcrs_schedule(128, 256, 0, 132).split == 1);             // no vectors
+  // Enough warps already: no split however long the rows.
+  CHECK(plan::srbcrs_schedule(2048, 4096, 2048 * 32 * 7, 132).split == 1);
+  // 528 tiles: split 2 reaches 1056 < 2112 warps, split 4 reaches 2112 = 16 per SM.
+  CHECK(plan::srbcrs_schedule(132, 256, 132 * 32 * 8, 132).split == 4);
+  CHECK(plan::srbcrs_schedule(528, 256, 528 * 32 * 8, 132).split == 1);
+  CHECK_FALSE(plan::srbcrs_schedule(128, 256, 128 * 32 * 5, 132).tile_major);
+  CHECK(plan::srbcrs_schedule(0, 256, 0, 132).split == 1);
+  CHECK(plan::srbcrs_schedule(4, 0, 128, 132).split == 1);
+
+  plan::SrbcrsSchedule chosen;
+  chosen.split = 2;
+  const std::vector<plan::SrbcrsSchedule> all = plan::srbcrs_schedules(chosen);
+  REQUIRE(all.size() == 6);
+  CHECK(all[0] == chosen);
+  for (size_t i = 0; i < all.size(); ++i)
+    for (size_t j = i + 1; j < all.size(); ++j) CHECK_FALSE(all[i] == all[j]);
+  CHECK(chosen.describe() == "split 2, row order");
+}
