@@ -79,6 +79,13 @@ std::optional<BaselineResult> cusparse_spmm_best(const BaselineEnv& env, SparseK
 /// CSR (reported as cusparse_csr) when cuSPARSE refuses every int8 configuration.
 std::optional<BaselineResult> cusparse_int8_best(const BaselineEnv& env);
 
+// ------------------------------------------------------ cuSPARSELt (baselines_cusparselt.cpp)
+
+/// cusparselt: the densified A pruned to 2:4 by cuSPARSELt (magnitude, STRIP), compressed and
+/// multiplied with the algorithm cusparseLtMatmulSearch picks; checked against cuBLAS on the
+/// same pruned matrix. Prints a note and returns nothing when the library is not found.
+std::optional<BaselineResult> cusparselt_spmm(const BaselineEnv& env);
+
 // ------------------------------------------------------ cuSPARSE SDDMM (baselines_sddmm.cpp)
 
 /// cusparse_sddmm_best: cusparseSDDMM on the CSR mask, f32 and f16 inputs, each dense order.

@@ -45,6 +45,7 @@ std::vector<BaselineResult> run_family_baselines(const BaselineEnv& env) {
       add(&out, cublas_gemm(env, GemmKind::HGEMM));
       add(&out, cusparse_spmm_best(env, SparseKind::CSR, t, "cusparse_csr"));
       add(&out, cusparse_spmm_best(env, SparseKind::BELL, t, "cusparse_bell"));
+      add(&out, cusparselt_spmm(env));
       break;
   }
   return out;

@@ -5,6 +5,7 @@
 #include "dispatch/ell_family.hpp"
 #include "dispatch/fallback.hpp"
 #include "dispatch/nm_family.hpp"
+#include "dispatch/sptc_family.hpp"
 
 namespace spx::dispatch {
 namespace {
@@ -27,6 +28,7 @@ const std::vector<SpmmFamily>& spmm_families() {
   static const std::vector<SpmmFamily> table = {
       {SPX_SPMM_ALG_NM, nm_can_implement, build_nm_spmm},
       {SPX_SPMM_ALG_ELL, ell_can_implement, build_ell_spmm},
+      {SPX_SPMM_ALG_SPTC_REORDER, sptc_can_implement, build_sptc_spmm},
   };
   return table;
 }

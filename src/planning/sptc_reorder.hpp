@@ -20,7 +20,9 @@
 // highest position) leaves the unit: its position becomes padding (an all-zero column) and the
 // column goes to the end of the panel's queue, to be placed in a later unit (a "retry"). A unit
 // with at most 8 real columns always succeeds (two columns and two padding per group), so the
-// retries per unit are at most 8.
+// retries per unit are at most 8. Units are filled from the queue keeping every row at <= 8
+// nonzeros (balance_units; skipped columns keep their place): a grouping's necessary
+// condition, which removes most retries when few vector rows share a panel (V = 8, BT = 16).
 //
 // Bank-conflict rule (Sec. 3.4.1): the kernel pads every B row in shared memory so that row r of
 // a stage starts at bank 4 r mod 32 (64 fp16 columns + 8 fp16 padding = 36 banks). An ldmatrix
@@ -52,6 +54,8 @@ struct SptcReorderConfig {
   int threads = 0;                    ///< worker threads over panels; 0 = hardware concurrency
   bool prefer_conflict_free = true;   ///< prefer bank-conflict-free unit groupings
   int64_t max_pair_checks = 4096;     ///< search budget per unit attempt (then it counts as failed)
+  bool balance_units = true;          ///< fill units keeping every row at <= 8 nonzeros
+  int64_t lookahead = 256;            ///< queued columns a balanced unit may look at
 };
 
 struct SptcReorderStats {
@@ -90,14 +94,21 @@ void validate_bcrs_structure(const BcrsView& a);
 /// The multi-granularity reorder at config.block_tile (validates first). Blocks; uses threads.
 SptcLayout sptc_reorder(const BcrsView& a, const SptcReorderConfig& config = {});
 
-/// Picks BLOCK_TILE in {16, 32, 64} by a cost per candidate: sum over panels of
-///   k_p * (BLOCK_TILE + b_row_cost)
-/// where k_p is the panel's padded k: the tensor-core work (dense-equivalent rows x k) plus the B
-/// rows gathered into shared memory, each worth b_row_cost rows of tile work (a smaller panel
-/// skips more columns but reuses each gathered B row for fewer rows). Lowest cost wins, ties go
-/// to the larger tile. Returns the chosen layout (stats.cost set; `costs` gets all three).
+/// The B-row cost the SpTC plan uses (kernels/sptc/README.md: every k position of a panel
+/// gathers one B row into shared memory, worth about this many rows of mma.sp work).
+constexpr double kSptcBRowCost = 64.0;
+
+/// Cost of a layout: sum over panels of k_p * (BLOCK_TILE + b_row_cost), k_p the panel's padded
+/// k: the tensor-core work (dense-equivalent rows x k) plus the B rows gathered into shared
+/// memory, each worth b_row_cost rows of tile work (a smaller panel skips more columns but
+/// reuses each gathered B row for fewer rows).
+double sptc_layout_cost(const SptcLayout& layout, double b_row_cost);
+
+/// Picks BLOCK_TILE in {16, 32, 64} by sptc_layout_cost: lowest cost wins, ties go to the larger
+/// tile. Returns the chosen layout (stats.cost set; `costs` gets all three).
 SptcLayout choose_block_tile(const BcrsView& a, SptcReorderConfig config = {},
-                             double b_row_cost = 32.0, std::array<double, 3>* costs = nullptr);
+                             double b_row_cost = kSptcBRowCost,
+                             std::array<double, 3>* costs = nullptr);
 
 /// Result of grouping one unit of 16 positions.
 struct SptcUnitGrouping {

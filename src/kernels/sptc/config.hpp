@@ -1,0 +1,70 @@
+// Tile configuration of the SpTC mma.sp kernel and the rule that picks one from the shape. Plain
+// C++ (no CUDA): the plan, the kernels and the CPU tests include it. See README.md.
+//
+// One thread block computes a BLOCK_TILE x BN tile of C: one panel of the reorder (BLOCK_TILE
+// rows, BLOCK_TILE / 16 row slices) times BN columns of B. Four warps split BN; each warp owns
+// every row slice of the panel times BN / 4 columns, so a B fragment loaded by ldmatrix feeds
+// BLOCK_TILE / 16 mma.sp and an A fragment feeds BN / 32. A k step is a pair of m16n8k32 k tiles
+// (64 B rows gathered), kStages steps in flight (cp.async), the gather indices one step further.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace spx::kernels::sptc {
+
+constexpr int kThreads = 128;  ///< four warps
+constexpr int kWarps = kThreads / 32;
+constexpr int kPairK = 64;     ///< B rows per k step (two mma.sp k tiles)
+constexpr int kStages = 3;     ///< k steps in the cp.async ring
+constexpr int kBPad = 8;       ///< 16-bit elements of padding per shared-memory B row
+static_assert(kStages >= 2, "the pipeline needs at least two stages");
+
+/// Compile-time shape of one kernel instance.
+template <int BT, int BN>
+struct TileShape {
+  static_assert(BT == 16 || BT == 32 || BT == 64, "BLOCK_TILE is 16, 32 or 64 rows");
+  static_assert(BN == 64 || BN == 128, "BN is 64 or 128 columns");
+  static constexpr int kSlices = BT / 16;
+  static constexpr int kWarpN = BN / kWarps;  ///< C columns per warp
+  static constexpr int kNB = kWarpN / 8;      ///< m16n8 blocks per warp and row slice
+  static constexpr int kBStride = BN + kBPad; ///< 16-bit elements per shared-memory B row
+  // (BN + 8) * 2 bytes = 16 (mod 128): row r of an ldmatrix phase starts 4 r banks further, so
+  // the 8 rows of a phase cover all 32 banks once.
+  static_assert((kBStride * 2) % 128 == 16, "B rows must shift by 4 banks");
+  static constexpr int kBBytes = kPairK * kBStride * 2;
+  static constexpr int kABytes = kSlices * 2 * 256 * 2;  ///< two k tiles of compressed A
+  static constexpr int kMBytes = kSlices * 32 * 4;       ///< interleaved metadata
+  static constexpr int kStageBytes = kBBytes + kABytes + kMBytes;
+  static_assert(kBBytes % 16 == 0 && kABytes % 16 == 0 && kMBytes % 16 == 0,
+                "cp.async 16-byte destinations");
+  static constexpr int kIndexBytes = kStages * kPairK * 4;  ///< the gather-index ring
+  static constexpr int kSmemBytes = kStages * kStageBytes + kIndexBytes;
+};
+
+/// Dynamic shared memory of a (BLOCK_TILE, BN) instance.
+int smem_bytes(int block_tile, int bn);
+
+/// What spxSpMM_search may choose among: the n width of a block (BLOCK_TILE is fixed by the plan's
+/// reorder).
+struct SptcConfig {
+  int block_tile = 32;
+  int bn = 128;
+  bool operator==(const SptcConfig& o) const { return block_tile == o.block_tile && bn == o.bn; }
+  std::string describe() const {
+    return "BLOCK_TILE " + std::to_string(block_tile) + " BN " + std::to_string(bn) + " stages " +
+           std::to_string(kStages);
+  }
+};
+
+/// THE rule: BN = 128 (each gathered A value feeds 4 mma.sp per warp) unless the grid of
+/// BN = 128 blocks would leave the GPU with fewer than two blocks per SM, or n fits in 64.
+inline SptcConfig choose_config(int block_tile, int64_t panels, int64_t n, int sm_count) {
+  SptcConfig c;
+  c.block_tile = block_tile;
+  const int64_t wide = panels * ((n + 127) / 128);
+  c.bn = (n <= 64 || wide < 2LL * (sm_count > 0 ? sm_count : 132)) ? 64 : 128;
+  return c;
+}
+
+}  // namespace spx::kernels::sptc
