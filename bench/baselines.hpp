@@ -30,6 +30,13 @@ struct BaselineEnv {
   const Problem& p;
   const Reference& ref;
   const TimingConfig& timing;
+  const std::vector<std::string>* only = nullptr;  ///< sptc: baselines to run (null/empty = all)
+  bool wants(const std::string& name) const {
+    if (only == nullptr || only->empty()) return true;
+    for (const std::string& o : *only)
+      if (o == name) return true;
+    return false;
+  }
 };
 
 /// Prints "note: <text>" on stderr the first time this text comes up (refusals repeat on every
@@ -81,8 +88,8 @@ std::optional<BaselineResult> cusparse_int8_best(const BaselineEnv& env);
 
 // ------------------------------------------------------ cuSPARSELt (baselines_cusparselt.cpp)
 
-/// cusparselt: the densified A pruned to 2:4 by cuSPARSELt (magnitude, STRIP), compressed and
-/// multiplied with the algorithm cusparseLtMatmulSearch picks; checked against cuBLAS on the
+/// cusparselt: the densified A magnitude-pruned to 2:4 along k (host), compressed by cuSPARSELt
+/// and multiplied with the algorithm cusparseLtMatmulSearch picks; checked against cuBLAS on the
 /// same pruned matrix. Prints a note and returns nothing when the library is not found.
 std::optional<BaselineResult> cusparselt_spmm(const BaselineEnv& env);
 

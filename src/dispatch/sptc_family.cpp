@@ -92,10 +92,30 @@ class SptcSpmm final : public SpmmKernelPlan {
     dense_fraction_ = s.dense_fraction();
 
     const ks::SptcConfig rule = ks::choose_config(block_tile_, panels_, n_, p.h.sm_count);
-    candidates_.push_back(rule);
+    // The rule's choice first (the plan runs it), then the other BN, and each BN with one tile
+    // per block (more blocks, no streaming across tiles).
+    auto add = [&](const ks::SptcConfig& c) {
+      if (c.bn == 128 && n_ <= 64) return;
+      for (const ks::SptcConfig& o : candidates_)
+        if (o == c) return;
+      candidates_.push_back(c);
+    };
+    add(rule);
     for (int bn : {128, 64}) {
-      ks::SptcConfig c{block_tile_, bn};
-      if (!(c == rule) && (bn == 64 || n_ > 64)) candidates_.push_back(c);
+      ks::SptcConfig c;
+      c.block_tile = block_tile_;
+      c.bn = bn;
+      c.tiles_per_block = ks::tiles_per_block_for(panels_, n_, bn, p.h.sm_count);
+      add(c);
+      c.tiles_per_block = 1;
+      add(c);
+    }
+    if (const char* force = std::getenv("SPX_SPTC_TILES_PER_BLOCK")) {
+      const int tpb = std::atoi(force);
+      if (tpb >= 1)
+        for (ks::SptcConfig& c : candidates_) c.tiles_per_block = tpb;
+      else
+        log::info("SPX_SPTC_TILES_PER_BLOCK=%s ignored: not a positive integer", force);
     }
     if (const char* force = std::getenv("SPX_SPTC_FORCE_CANDIDATE")) {
       const int i = std::atoi(force);

@@ -7,7 +7,9 @@
 //
 // Test and tuning override, read by analyze (environment):
 //   SPX_SPTC_BLOCK_TILE=16|32|64   the reorder's BLOCK_TILE instead of the cost model's choice
-//   SPX_SPTC_FORCE_CANDIDATE=i     run candidate i (0: the rule's BN, then the other BN)
+//   SPX_SPTC_FORCE_CANDIDATE=i     run candidate i (0: the rule's choice; then BN 128 / 64 with
+//                                  the rule's tiles per block and with one)
+//   SPX_SPTC_TILES_PER_BLOCK=t     n tiles per block for every candidate
 #pragma once
 
 #include "dispatch/kernel_plan.hpp"

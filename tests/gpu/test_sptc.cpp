@@ -3,8 +3,9 @@
 // inputs with C of the input type or fp32; both orders of B (row-major: 16-byte cp.async gather
 // when ld % 8 == 0, element gather otherwise; column-major: transposed into the workspace) and
 // of C; tails in m, n and k; empty rows, empty panels and an all-zero matrix; alpha / beta
-// (beta = 0 on a NaN-poisoned C); every BLOCK_TILE (SPX_SPTC_BLOCK_TILE) and every candidate
-// (SPX_SPTC_FORCE_CANDIDATE: BN 128 / 64); a deep pipeline (many k steps per panel); device
+// (beta = 0 on a NaN-poisoned C); every BLOCK_TILE (SPX_SPTC_BLOCK_TILE), every candidate
+// (SPX_SPTC_FORCE_CANDIDATE: BN 128 / 64, tiles per block) and several n tiles streamed through
+// one block (SPX_SPTC_TILES_PER_BLOCK); a deep pipeline (many k steps per panel); device
 // pointer mode; spxSpMM_search; spxPlanUpdateValues; plan info; DEFAULT's choice; unsorted
 // columns; refusals and bad structure. Tolerance: ref::tolerance (the inputs are exact in their
 // type; fp32 accumulation over the row's products; rounding of the output type).
@@ -63,6 +64,7 @@ struct Case {
 struct RunOptions {
   int block_tile = 0;   ///< 16 / 32 / 64: SPX_SPTC_BLOCK_TILE
   int candidate = -1;   ///< >= 0: SPX_SPTC_FORCE_CANDIDATE
+  int tiles_per_block = 0;  ///< > 0: SPX_SPTC_TILES_PER_BLOCK
   bool search = false;
   bool device_scalars = false;
   spxSpMMAlg_t alg = SPX_SPMM_ALG_SPTC_REORDER;
@@ -72,6 +74,7 @@ struct RunOptions {
 spxPlanInfo_t run_case(spxHandle_t h, const Case& c, const ref::Expected& e, const RunOptions& o) {
   const std::string what = c.what + (o.block_tile ? ", BT " + std::to_string(o.block_tile) : "") +
                            (o.candidate >= 0 ? ", candidate " + std::to_string(o.candidate) : "") +
+                           (o.tiles_per_block ? ", tiles/block " + std::to_string(o.tiles_per_block) : "") +
                            (o.search ? ", searched" : "") +
                            (o.device_scalars ? ", device scalars" : "");
   INFO(what);
@@ -86,6 +89,8 @@ spxPlanInfo_t run_case(spxHandle_t h, const Case& c, const ref::Expected& e, con
   {
     EnvOverride bt("SPX_SPTC_BLOCK_TILE", o.block_tile ? std::to_string(o.block_tile) : "");
     EnvOverride cand("SPX_SPTC_FORCE_CANDIDATE", o.candidate >= 0 ? std::to_string(o.candidate) : "");
+    EnvOverride tpb("SPX_SPTC_TILES_PER_BLOCK",
+                    o.tiles_per_block > 0 ? std::to_string(o.tiles_per_block) : "");
     REQUIRE_SPX(spxSpMM_analyze(h, A.get(), B.get(), C.get(), SPX_R_32F, o.alg, &raw));
   }
   UniquePlan plan(raw);
@@ -97,6 +102,9 @@ spxPlanInfo_t run_case(spxHandle_t h, const Case& c, const ref::Expected& e, con
         (c.A.type == SPX_R_16BF ? "sptc_mma_sp_bf16" : "sptc_mma_sp_f16"));
   if (o.block_tile)
     CHECK(str(info.config, sizeof info.config).find("BLOCK_TILE " + std::to_string(o.block_tile)) == 0);
+  if (o.tiles_per_block)
+    CHECK(str(info.config, sizeof info.config).find(" x" + std::to_string(o.tiles_per_block) + " ") !=
+          std::string::npos);
   CHECK(info.nnz == c.A.value_slots());
   CHECK(info.padded_nnz >= 0);
   CHECK(info.values_bytes == static_cast<size_t>(info.padded_nnz) * 2);
@@ -284,6 +292,11 @@ TEST_CASE("SpTC every V, BLOCK_TILE and candidate; fp16 / bf16; orders; tails", 
           o.candidate = i;
           run_case(h.get(), c, e, o);
         }
+        // Several n tiles streamed through one block's pipeline (the rule picks one tile per
+        // block at these sizes): 2 and 3 tiles, n not a multiple of the block's span.
+        o.candidate = -1;
+        o.tiles_per_block = 2 + variant % 2;
+        run_case(h.get(), c, e, o);
         ++variant;
       }
 }
@@ -303,6 +316,8 @@ TEST_CASE("SpTC deep pipeline, aligned and element B gathers, every BLOCK_TILE",
         RunOptions o;
         o.block_tile = bt;
         run_case(h.get(), c, e, o);
+        o.tiles_per_block = 3;  // n = 136: 2 tiles of BN 128 or 3 of BN 64 in one block
+        run_case(h.get(), c, e, o);
       }
 }
 
@@ -312,10 +327,13 @@ TEST_CASE("SpTC empty rows, empty panels, all-zero matrix, unsorted columns", "[
   const Types t = kTypes[1];
   // All-zero matrix: C = beta * C (alpha * 0), every panel empty.
   for (double beta : {0.0, -2.0}) {
-    Case c = make_case(rng, bcrs_spec(8), 96, 100, 40, t, SPX_ORDER_ROW, SPX_ORDER_ROW, 0, 0, 0.0);
+    Case c = make_case(rng, bcrs_spec(8), 96, 100, 140, t, SPX_ORDER_ROW, SPX_ORDER_ROW, 0, 0, 0.0);
     REQUIRE(c.A.idx.empty());
     c.s = {1.5, beta};
     run_case(h.get(), c, ref::spmm(c.A, c.B, c.C, c.s), {});
+    RunOptions o;
+    o.tiles_per_block = 2;
+    run_case(h.get(), c, ref::spmm(c.A, c.B, c.C, c.s), o);
   }
   // Only the first and the last block rows hold vectors: empty panels in between.
   {
@@ -331,11 +349,13 @@ TEST_CASE("SpTC empty rows, empty panels, all-zero matrix, unsorted columns", "[
     a.ptr = ptr;
     a.idx = idx;
     a.values = random_values(rng, operand_dist(t.in, a.cols, t.out), a.value_slots());
-    for (int bt : {16, 64}) {
-      RunOptions o;
-      o.block_tile = bt;
-      run_case(h.get(), c, ref::spmm(c.A, c.B, c.C, c.s), o);
-    }
+    for (int bt : {16, 64})
+      for (int tpb : {0, 2}) {
+        RunOptions o;
+        o.block_tile = bt;
+        o.tiles_per_block = tpb;
+        run_case(h.get(), c, ref::spmm(c.A, c.B, c.C, c.s), o);
+      }
   }
   // Unsorted columns within rows (CSR and BCRS): the plan sorts them, values follow.
   for (const FormatSpec& f : {csr_spec(), bcrs_spec(2)}) {

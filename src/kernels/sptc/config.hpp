@@ -39,31 +39,59 @@ struct TileShape {
   static_assert(kBBytes % 16 == 0 && kABytes % 16 == 0 && kMBytes % 16 == 0,
                 "cp.async 16-byte destinations");
   static constexpr int kIndexBytes = kStages * kPairK * 4;  ///< the gather-index ring
-  static constexpr int kSmemBytes = kStages * kStageBytes + kIndexBytes;
+  /// The epilogue stages one 16-row slice of C at a time in floats, in a region of its own (the
+  /// pipeline keeps loading the next n tile meanwhile): 16 x (BN + 4) when C is row-major (rows
+  /// padded to 16 bytes), BN x 16 when C is column-major.
+  static constexpr int kSliceRowStride = BN + 4;
+  static constexpr int kSliceColStride = 16;
+  static constexpr int kEpilogueBytes = 16 * kSliceRowStride * 4;
+  static_assert(BN * kSliceColStride * 4 <= kEpilogueBytes, "both slice layouts fit");
+  static constexpr int kSmemBytes = kStages * kStageBytes + kIndexBytes + kEpilogueBytes;
 };
 
 /// Dynamic shared memory of a (BLOCK_TILE, BN) instance.
 int smem_bytes(int block_tile, int bn);
 
-/// What spxSpMM_search may choose among: the n width of a block (BLOCK_TILE is fixed by the plan's
-/// reorder).
+/// What spxSpMM_search may choose among: the n width of a block and how many n tiles one block
+/// streams through its pipeline (BLOCK_TILE is fixed by the plan's reorder).
 struct SptcConfig {
   int block_tile = 32;
   int bn = 128;
-  bool operator==(const SptcConfig& o) const { return block_tile == o.block_tile && bn == o.bn; }
+  int tiles_per_block = 1;  ///< consecutive BN-wide tiles of one panel per block
+  bool operator==(const SptcConfig& o) const {
+    return block_tile == o.block_tile && bn == o.bn && tiles_per_block == o.tiles_per_block;
+  }
   std::string describe() const {
-    return "BLOCK_TILE " + std::to_string(block_tile) + " BN " + std::to_string(bn) + " stages " +
-           std::to_string(kStages);
+    return "BLOCK_TILE " + std::to_string(block_tile) + " BN " + std::to_string(bn) + " x" +
+           std::to_string(tiles_per_block) + " stages " + std::to_string(kStages);
   }
 };
 
-/// THE rule: BN = 128 (each gathered A value feeds 4 mma.sp per warp) unless the grid of
-/// BN = 128 blocks would leave the GPU with fewer than two blocks per SM, or n fits in 64.
+/// Blocks that can be resident at once (three per SM for every instance: <= 76 KB of shared
+/// memory and <= 128 registers per thread).
+inline int64_t resident_blocks(int sm_count) { return 3LL * (sm_count > 0 ? sm_count : 132); }
+
+/// Tiles per block: a block streams its panel's k steps for several n tiles in one pipeline, so
+/// the fill latency of a short panel (a few k steps) is paid once per block instead of once per
+/// tile; as many as keep at least two waves of blocks.
+inline int tiles_per_block_for(int64_t panels, int64_t n, int bn, int sm_count) {
+  const int64_t tiles = (n + bn - 1) / bn;
+  const int64_t want_blocks = 2 * resident_blocks(sm_count);
+  int64_t per = panels * tiles / (want_blocks > 0 ? want_blocks : 1);
+  if (per < 1) per = 1;
+  if (per > tiles) per = tiles;
+  return static_cast<int>(per);
+}
+
+/// THE rule: BN = 128 (each A fragment feeds 4 mma.sp per warp) unless the grid of BN = 128
+/// tiles would leave fewer than two blocks per resident slot, or n fits in 64; then the tiles
+/// per block.
 inline SptcConfig choose_config(int block_tile, int64_t panels, int64_t n, int sm_count) {
   SptcConfig c;
   c.block_tile = block_tile;
   const int64_t wide = panels * ((n + 127) / 128);
-  c.bn = (n <= 64 || wide < 2LL * (sm_count > 0 ? sm_count : 132)) ? 64 : 128;
+  c.bn = (n <= 64 || wide < 2 * resident_blocks(sm_count)) ? 64 : 128;
+  c.tiles_per_block = tiles_per_block_for(panels, n, c.bn, sm_count);
   return c;
 }
 

@@ -23,6 +23,7 @@ struct KernelParams {
   const uint16_t* values = nullptr;
   const uint16_t* b = nullptr;
   int64_t ldb = 0;
+  int tiles_per_block = 1;  ///< BN-wide n tiles one block streams through its pipeline
   DenseView C{};
   Scalars scalars{};
 };

@@ -92,6 +92,7 @@ cudaError_t spmm(const SpmmArgs& a, const SptcConfig& cfg, cudaStream_t stream) 
   p.values = static_cast<const uint16_t*>(a.values);
   p.C = a.C;
   p.scalars = a.scalars;
+  p.tiles_per_block = cfg.tiles_per_block > 0 ? cfg.tiles_per_block : 1;
   bool aligned = false;
   if (a.B.order == SPX_ORDER_ROW) {
     p.b = static_cast<const uint16_t*>(a.B.ptr);
