@@ -105,7 +105,7 @@ class SptcSpmm final : public SpmmKernelPlan {
       ks::SptcConfig c;
       c.block_tile = block_tile_;
       c.bn = bn;
-      c.tiles_per_block = ks::tiles_per_block_for(panels_, n_, bn, p.h.sm_count);
+      c.tiles_per_block = ks::tiles_per_block_for(panels_, n_, block_tile_, bn, p.h.sm_count);
       add(c);
       c.tiles_per_block = 1;
       add(c);

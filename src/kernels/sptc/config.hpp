@@ -67,16 +67,21 @@ struct SptcConfig {
   }
 };
 
-/// Blocks that can be resident at once (three per SM for every instance: <= 76 KB of shared
-/// memory and <= 128 registers per thread).
-inline int64_t resident_blocks(int sm_count) { return 3LL * (sm_count > 0 ? sm_count : 132); }
+/// Blocks of an instance that can be resident at once: by shared memory (228 KB per SM, 1 KB
+/// reserved per block), at most 4 per SM (registers: up to 128 per thread at BLOCK_TILE 64).
+inline int64_t resident_blocks(int sm_count, int smem) {
+  int64_t per_sm = 233472 / (static_cast<int64_t>(smem) + 1024);
+  if (per_sm > 4) per_sm = 4;
+  if (per_sm < 1) per_sm = 1;
+  return per_sm * (sm_count > 0 ? sm_count : 132);
+}
 
 /// Tiles per block: a block streams its panel's k steps for several n tiles in one pipeline, so
 /// the fill latency of a short panel (a few k steps) is paid once per block instead of once per
 /// tile; as many as keep at least two waves of blocks.
-inline int tiles_per_block_for(int64_t panels, int64_t n, int bn, int sm_count) {
+inline int tiles_per_block_for(int64_t panels, int64_t n, int block_tile, int bn, int sm_count) {
   const int64_t tiles = (n + bn - 1) / bn;
-  const int64_t want_blocks = 2 * resident_blocks(sm_count);
+  const int64_t want_blocks = 2 * resident_blocks(sm_count, smem_bytes(block_tile, bn));
   int64_t per = panels * tiles / (want_blocks > 0 ? want_blocks : 1);
   if (per < 1) per = 1;
   if (per > tiles) per = tiles;
@@ -90,8 +95,8 @@ inline SptcConfig choose_config(int block_tile, int64_t panels, int64_t n, int s
   SptcConfig c;
   c.block_tile = block_tile;
   const int64_t wide = panels * ((n + 127) / 128);
-  c.bn = (n <= 64 || wide < 2 * resident_blocks(sm_count)) ? 64 : 128;
-  c.tiles_per_block = tiles_per_block_for(panels, n, c.bn, sm_count);
+  c.bn = (n <= 64 || wide < 2 * resident_blocks(sm_count, smem_bytes(block_tile, 128))) ? 64 : 128;
+  c.tiles_per_block = tiles_per_block_for(panels, n, block_tile, c.bn, sm_count);
   return c;
 }
 
