@@ -240,7 +240,7 @@ std::unique_ptr<SpmmKernelPlan> build_sptc_spmm(const SpmmProblem& p, spxPlanInf
     cfg.block_tile = forced;
     layout = plan::sptc_reorder(sorted.view(), cfg);
   } else {
-    layout = plan::choose_block_tile(sorted.view(), cfg, plan::kSptcBRowCost, &costs);
+    layout = plan::choose_block_tile(sorted.view(), cfg, plan::sptc_b_row_cost(p.B.cols), &costs);
   }
   const plan::SptcStorage storage = plan::sptc_build_storage(layout, sorted.vector_slot);
   auto k = std::make_unique<SptcSpmm>(p, layout, storage);

@@ -97,6 +97,15 @@ SptcLayout sptc_reorder(const BcrsView& a, const SptcReorderConfig& config = {})
 /// The B-row cost the SpTC plan uses (kernels/sptc/README.md: every k position of a panel
 /// gathers one B row into shared memory, worth about this many rows of mma.sp work).
 constexpr double kSptcBRowCost = 64.0;
+/// The same for wide B (n >= 2048), where the gathered rows dominate: measured on H100 at
+/// 16384 x 512 x 4096 (DLMC transformer ffn, 95 %, V = 8) BLOCK_TILE 64 / 32 / 16 ran 0.230 /
+/// 0.308 / 0.471 ms, i.e. time follows the gathered k positions, which the larger tile cuts.
+constexpr double kSptcBRowCostWide = 192.0;
+
+/// The B-row cost for n columns of B.
+inline double sptc_b_row_cost(int64_t n) {
+  return n >= 2048 ? kSptcBRowCostWide : kSptcBRowCost;
+}
 
 /// Cost of a layout: sum over panels of k_p * (BLOCK_TILE + b_row_cost), k_p the panel's padded
 /// k: the tensor-core work (dense-equivalent rows x k) plus the B rows gathered into shared
