@@ -30,6 +30,13 @@ struct BaselineEnv {
   const Problem& p;
   const Reference& ref;
   const TimingConfig& timing;
+  const std::vector<std::string>* only = nullptr;  ///< sptc: baselines to run (null/empty = all)
+  bool wants(const std::string& name) const {
+    if (only == nullptr || only->empty()) return true;
+    for (const std::string& o : *only)
+      if (o == name) return true;
+    return false;
+  }
 };
 
 /// Prints "note: <text>" on stderr the first time this text comes up (refusals repeat on every
@@ -80,6 +87,13 @@ std::optional<BaselineResult> cusparse_spmm_best(const BaselineEnv& env, SparseK
 /// faster of the two, not timed again). When cuSPARSE refuses every int8 configuration: one
 /// cusparse_csr row in fp16 instead (its config says so).
 std::vector<BaselineResult> cusparse_int8_rows(const BaselineEnv& env);
+
+// ------------------------------------------------------ cuSPARSELt (baselines_cusparselt.cpp)
+
+/// cusparselt: the densified A magnitude-pruned to 2:4 along k (host), compressed by cuSPARSELt
+/// and multiplied with the algorithm cusparseLtMatmulSearch picks; checked against cuBLAS on the
+/// same pruned matrix. Prints a note and returns nothing when the library is not found.
+std::optional<BaselineResult> cusparselt_spmm(const BaselineEnv& env);
 
 // ------------------------------------------------------ cuSPARSE SDDMM (baselines_sddmm.cpp)
 

@@ -55,6 +55,8 @@ void print_usage(FILE* out) {
       "                           4096x4096 and 4096x11008 (MxK) with sparsity 0.7, 0.8, 0.9,\n"
       "                           0.95. Each part has its own sparsities: --sparsity is ignored.\n"
       "                           Repeated (shape, sparsity) points run once (44 cases)\n"
+      "  --baselines B[,B]        sptc: run only these baselines (cublas_hgemm, cusparse_csr,\n"
+      "                           cusparse_bell, cusparselt; default all)\n"
       "  --list                   print the cases that would run, one CSV line each\n"
       "                           (family,op,matrix,sparsity,vec,dtype,precision) on stdout, and\n"
       "                           exit 0 without touching the GPU (--csv is not written)\n"
@@ -69,7 +71,9 @@ void print_usage(FILE* out) {
       "  spx-bench nm --preset llama --csv nm_llama.csv\n"
       "  spx-bench ell --preset paper --dtype f16 --list\n"
       "\n"
-      "environment: SPX_CUSPARSELT_PATH = libcusparseLt.so.0 or its folder (detection only).\n"
+      "environment: SPX_CUSPARSELT_PATH = libcusparseLt.so.0 or its folder (the sptc family's\n"
+      "             cusparselt baseline); SPX_SPTC_BLOCK_TILE = 16|32|64 forces the SpTC reorder's\n"
+      "             BLOCK_TILE.\n"
       "exit status: 0 all cases correct, 1 a case failed or errored (or no GPU), 2 usage error.\n");
 }
 
@@ -132,7 +136,7 @@ ParseStatus parse_args(int argc, char** argv, Options* opts, std::string* error)
   // Options that take a value; "--opt=value" is split here so both spellings work.
   static const char* const kValued[] = {"--shape", "--sparsity", "--dtype", "--precision", "--vec",
                                          "--n",     "--dlmc",     "--csv",   "--reps",      "--order",
-                                         "--op",    "--preset"};
+                                         "--op",    "--preset",   "--baselines"};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") return ParseStatus::HELP;
@@ -212,6 +216,11 @@ ParseStatus parse_args(int argc, char** argv, Options* opts, std::string* error)
     } else if (arg == "--preset") {
       if (value.empty()) return bad("expected a preset name (nm: llama; ell: paper)");
       opts->preset = value;  // checked against the family in build_cases
+    } else if (arg == "--baselines") {
+      opts->baselines = split(value, ',');
+      for (const std::string& b : opts->baselines)
+        if (b != "cublas_hgemm" && b != "cusparse_csr" && b != "cusparse_bell" && b != "cusparselt")
+          return bad("expected names among cublas_hgemm, cusparse_csr, cusparse_bell, cusparselt");
     } else if (arg == "--list") {
       opts->list = true;
     } else if (arg == "--quick") {

@@ -1,5 +1,5 @@
-// Finds cuSPARSELt at run time (dlopen; no build dependency). This version only reports where it
-// is: the 2:4 baseline of the sptc family will be timed through it in a later version.
+// Finds cuSPARSELt at run time (dlopen; no build dependency) for the sptc family's 2:4 baseline
+// (baselines_cusparselt.cpp), and says in one line where it is or why it is not usable.
 #pragma once
 
 #include <string>
@@ -12,7 +12,7 @@ namespace bench {
 /// the loaded libcusparseLt.so.0, or "" when none loads.
 std::string find_cusparselt();
 
-/// "cusparselt: found at X (not benchmarked in this version)" or "cusparselt: not found (...)".
+/// "cusparselt: found at X", "cusparselt: not usable (...)" or "cusparselt: not found (...)".
 std::string cusparselt_status_line();
 
 }  // namespace bench

@@ -42,9 +42,12 @@ std::vector<BaselineResult> run_family_baselines(const BaselineEnv& env) {
       }
       break;
     case Family::SPTC:
-      add(&out, cublas_gemm(env, GemmKind::HGEMM));
-      add(&out, cusparse_spmm_best(env, SparseKind::CSR, t, "cusparse_csr"));
-      add(&out, cusparse_spmm_best(env, SparseKind::BELL, t, "cusparse_bell"));
+      if (env.wants("cublas_hgemm")) add(&out, cublas_gemm(env, GemmKind::HGEMM));
+      if (env.wants("cusparse_csr"))
+        add(&out, cusparse_spmm_best(env, SparseKind::CSR, t, "cusparse_csr"));
+      if (env.wants("cusparse_bell"))
+        add(&out, cusparse_spmm_best(env, SparseKind::BELL, t, "cusparse_bell"));
+      if (env.wants("cusparselt")) add(&out, cusparselt_spmm(env));
       break;
   }
   return out;

@@ -137,7 +137,7 @@ int run(const Options& opts) {
         if (r.pass) summary.case_passed();
         else summary.case_failed();
 
-        BaselineEnv env{gpu, p, ref, timing};
+        BaselineEnv env{gpu, p, ref, timing, &opts.baselines};
         std::vector<BaselineResult> baselines = run_family_baselines(env);
         for (const BaselineResult& b : baselines) {
           CsvRow row = base_row(p, r);

@@ -6,6 +6,7 @@
 #include "dispatch/fallback.hpp"
 #include "dispatch/nm_family.hpp"
 #include "dispatch/srbcrs_family.hpp"
+#include "dispatch/sptc_family.hpp"
 
 namespace spx::dispatch {
 namespace {
@@ -29,6 +30,7 @@ const std::vector<SpmmFamily>& spmm_families() {
       {SPX_SPMM_ALG_NM, nm_can_implement, build_nm_spmm},
       {SPX_SPMM_ALG_ELL, ell_can_implement, build_ell_spmm},
       {SPX_SPMM_ALG_SRBCRS, srbcrs_can_implement, build_srbcrs_spmm},
+      {SPX_SPMM_ALG_SPTC_REORDER, sptc_can_implement, build_sptc_spmm},
   };
   return table;
 }

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <deque>
 #include <exception>
 #include <thread>
 
@@ -66,17 +65,42 @@ void build_panel(const BcrsView& a, const SptcReorderConfig& cfg, int64_t panel,
   for (int32_t c : kept) scratch.kept_of[c] = -1;
   out.kept = static_cast<int64_t>(kept.size());
 
-  // Units from the queue of kept columns; a failed unit sends its least compatible column back.
-  std::deque<int32_t> queue;
-  for (size_t k = 0; k < kept.size(); ++k) queue.push_back(static_cast<int32_t>(k));
+  // Units from the queue of kept columns; a failed unit sends its least compatible column back
+  // to the queue's end. With balance_units, a unit takes from the first `lookahead` queued
+  // columns only those that keep every row of the panel at <= 8 nonzeros in the unit (a unit of
+  // 16 positions in 4 groups of 4 holds at most 2 per group and row): the necessary condition of
+  // a grouping, met before the search instead of by retries. Skipped columns keep their place.
+  std::vector<int32_t> queue(kept.size());
+  for (size_t k = 0; k < kept.size(); ++k) queue[k] = static_cast<int32_t>(k);
+  size_t head = 0;
+  std::array<uint8_t, 64> row_count{};
+  std::vector<int32_t> skipped;
   std::vector<std::array<int32_t, kUnit>> slots;
   std::vector<std::array<uint8_t, kUnit>> orders;
-  while (!queue.empty()) {
+  while (head < queue.size()) {
     std::array<int32_t, kUnit> unit;
     unit.fill(-1);
-    for (int p = 0; p < kUnit && !queue.empty(); ++p) {
-      unit[p] = queue.front();
-      queue.pop_front();
+    if (!cfg.balance_units) {
+      for (int p = 0; p < kUnit && head < queue.size(); ++p) unit[p] = queue[head++];
+    } else {
+      row_count.fill(0);
+      skipped.clear();
+      size_t j = head;
+      int taken = 0;
+      while (j < queue.size() && taken < kUnit &&
+             static_cast<int64_t>(j - head) < cfg.lookahead) {
+        const int32_t c = queue[j++];
+        bool fits = true;
+        for (uint64_t b = mask[c]; b && fits; b &= b - 1) fits = row_count[__builtin_ctzll(b)] < 8;
+        if (!fits) {
+          skipped.push_back(c);
+          continue;
+        }
+        for (uint64_t b = mask[c]; b; b &= b - 1) ++row_count[__builtin_ctzll(b)];
+        unit[taken++] = c;
+      }
+      head = j - skipped.size();
+      std::copy(skipped.begin(), skipped.end(), queue.begin() + static_cast<std::ptrdiff_t>(head));
     }
     for (;;) {
       std::array<uint64_t, kUnit> m{};
@@ -258,6 +282,14 @@ SptcLayout sptc_reorder(const BcrsView& a, const SptcReorderConfig& config) {
   return L;
 }
 
+double sptc_layout_cost(const SptcLayout& L, double b_row_cost) {
+  double cost = 0;
+  for (int64_t p = 0; p < L.panels; ++p)
+    cost += static_cast<double>(L.panel_k[p + 1] - L.panel_k[p]) *
+            (static_cast<double>(L.block_tile) + b_row_cost);
+  return cost;
+}
+
 SptcLayout choose_block_tile(const BcrsView& a, SptcReorderConfig config, double b_row_cost,
                              std::array<double, 3>* costs) {
   const int tiles[3] = {16, 32, 64};
@@ -266,9 +298,7 @@ SptcLayout choose_block_tile(const BcrsView& a, SptcReorderConfig config, double
   for (int i = 0; i < 3; ++i) {
     config.block_tile = tiles[i];
     SptcLayout L = sptc_reorder(a, config);
-    double cost = 0;
-    for (int64_t p = 0; p < L.panels; ++p)
-      cost += static_cast<double>(L.panel_k[p + 1] - L.panel_k[p]) * (tiles[i] + b_row_cost);
+    const double cost = sptc_layout_cost(L, b_row_cost);
     L.stats.cost = cost;
     if (costs) (*costs)[i] = cost;
     if (!have || cost <= best.stats.cost) {

@@ -20,7 +20,9 @@
 // highest position) leaves the unit: its position becomes padding (an all-zero column) and the
 // column goes to the end of the panel's queue, to be placed in a later unit (a "retry"). A unit
 // with at most 8 real columns always succeeds (two columns and two padding per group), so the
-// retries per unit are at most 8.
+// retries per unit are at most 8. Units are filled from the queue keeping every row at <= 8
+// nonzeros (balance_units; skipped columns keep their place): a grouping's necessary
+// condition, which removes most retries when few vector rows share a panel (V = 8, BT = 16).
 //
 // Bank-conflict rule (Sec. 3.4.1): the kernel pads every B row in shared memory so that row r of
 // a stage starts at bank 4 r mod 32 (64 fp16 columns + 8 fp16 padding = 36 banks). An ldmatrix
@@ -33,9 +35,10 @@
 // 2 g + t (g = lane / 4, t = lane % 4 in {0, 1}) is the register of lane 4 g + t: bits [0, 16)
 // hold row g, bits [16, 32) row g + 8; each half holds the four chunks 4 t .. 4 t + 3 (k 16 t ..
 // 16 t + 15), one nibble per chunk (lowest chunk in the lowest nibble), nibble = i0 | i1 << 2 with
-// i0 < i1 the positions (0..3) in the chunk of compressed slots 2 c and 2 c + 1. Lanes with
-// t in {2, 3} repeat words 2 g + t - 2, which lets the kernel issue the paper's interleaved load
-// (sparsity selector 1 for the second mma.sp) from this array. Unused slots hold a zero value.
+// i0 < i1 the positions (0..3) in the chunk of compressed slots 2 c and 2 c + 1 (the ordered
+// metadata of mma.sp::ordered_metadata). Checked on an H100 by the probe of tests/gpu/test_sptc
+// (and a different lane layout fails there). With selector 1 the same registers come from lanes
+// 4 g + 2 + t: planning/sptc_storage interleaves two tiles that way. Unused slots hold a zero.
 #pragma once
 
 #include <array>
@@ -52,6 +55,8 @@ struct SptcReorderConfig {
   int threads = 0;                    ///< worker threads over panels; 0 = hardware concurrency
   bool prefer_conflict_free = true;   ///< prefer bank-conflict-free unit groupings
   int64_t max_pair_checks = 4096;     ///< search budget per unit attempt (then it counts as failed)
+  bool balance_units = true;          ///< fill units keeping every row at <= 8 nonzeros
+  int64_t lookahead = 256;            ///< queued columns a balanced unit may look at
 };
 
 struct SptcReorderStats {
@@ -90,14 +95,30 @@ void validate_bcrs_structure(const BcrsView& a);
 /// The multi-granularity reorder at config.block_tile (validates first). Blocks; uses threads.
 SptcLayout sptc_reorder(const BcrsView& a, const SptcReorderConfig& config = {});
 
-/// Picks BLOCK_TILE in {16, 32, 64} by a cost per candidate: sum over panels of
-///   k_p * (BLOCK_TILE + b_row_cost)
-/// where k_p is the panel's padded k: the tensor-core work (dense-equivalent rows x k) plus the B
-/// rows gathered into shared memory, each worth b_row_cost rows of tile work (a smaller panel
-/// skips more columns but reuses each gathered B row for fewer rows). Lowest cost wins, ties go
-/// to the larger tile. Returns the chosen layout (stats.cost set; `costs` gets all three).
+/// The B-row cost the SpTC plan uses (kernels/sptc/README.md: every k position of a panel
+/// gathers one B row into shared memory, worth about this many rows of mma.sp work).
+constexpr double kSptcBRowCost = 64.0;
+/// The same for wide B (n >= 2048), where the gathered rows dominate: measured on H100 at
+/// 16384 x 512 x 4096 (DLMC transformer ffn, 95 %, V = 8) BLOCK_TILE 64 / 32 / 16 ran 0.230 /
+/// 0.308 / 0.471 ms, i.e. time follows the gathered k positions, which the larger tile cuts.
+constexpr double kSptcBRowCostWide = 192.0;
+
+/// The B-row cost for n columns of B.
+inline double sptc_b_row_cost(int64_t n) {
+  return n >= 2048 ? kSptcBRowCostWide : kSptcBRowCost;
+}
+
+/// Cost of a layout: sum over panels of k_p * (BLOCK_TILE + b_row_cost), k_p the panel's padded
+/// k: the tensor-core work (dense-equivalent rows x k) plus the B rows gathered into shared
+/// memory, each worth b_row_cost rows of tile work (a smaller panel skips more columns but
+/// reuses each gathered B row for fewer rows).
+double sptc_layout_cost(const SptcLayout& layout, double b_row_cost);
+
+/// Picks BLOCK_TILE in {16, 32, 64} by sptc_layout_cost: lowest cost wins, ties go to the larger
+/// tile. Returns the chosen layout (stats.cost set; `costs` gets all three).
 SptcLayout choose_block_tile(const BcrsView& a, SptcReorderConfig config = {},
-                             double b_row_cost = 32.0, std::array<double, 3>* costs = nullptr);
+                             double b_row_cost = kSptcBRowCost,
+                             std::array<double, 3>* costs = nullptr);
 
 /// Result of grouping one unit of 16 positions.
 struct SptcUnitGrouping {

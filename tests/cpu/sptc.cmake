@@ -1,10 +1,14 @@
 # CPU tests of the SPTC family's host planning (label `cpu`): the multi-granularity reorder to 2:4
 # (every tile 2:4, exact product through the reordered layout, retries, bank-conflict preference,
-# zero-column skipping, every V and BLOCK_TILE, tails, bad structure, analyze time). The planning
-# sources are compiled in directly (libspx hides its internals).
-add_executable(test_sptc_reorder ${CMAKE_CURRENT_LIST_DIR}/test_sptc_reorder.cpp
-                                 ${PROJECT_SOURCE_DIR}/src/planning/sptc_reorder.cpp
-                                 ${PROJECT_SOURCE_DIR}/src/planning/sptc_group_unit.cpp)
-target_link_libraries(test_sptc_reorder PRIVATE spx_catch_main_cpu spx_host Catch2::Catch2)
-target_compile_options(test_sptc_reorder PRIVATE $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra>)
-catch_discover_tests(test_sptc_reorder TEST_PREFIX "test_sptc_reorder: " PROPERTIES LABELS cpu)
+# zero-column skipping, every V and BLOCK_TILE, tails, bad structure, analyze time), and the
+# device storage read back through a CPU emulation of mma.sp m16n8k32. The planning sources are
+# compiled in directly (libspx hides its internals).
+set(SPX_SPTC_PLANNING ${PROJECT_SOURCE_DIR}/src/planning/sptc_reorder.cpp
+                      ${PROJECT_SOURCE_DIR}/src/planning/sptc_group_unit.cpp
+                      ${PROJECT_SOURCE_DIR}/src/planning/sptc_storage.cpp)
+foreach(t IN ITEMS test_sptc_reorder test_sptc_storage)
+  add_executable(${t} ${CMAKE_CURRENT_LIST_DIR}/${t}.cpp ${SPX_SPTC_PLANNING})
+  target_link_libraries(${t} PRIVATE spx_catch_main_cpu spx_host Catch2::Catch2)
+  target_compile_options(${t} PRIVATE $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra>)
+  catch_discover_tests(${t} TEST_PREFIX "${t}: " PROPERTIES LABELS cpu)
+endforeach()

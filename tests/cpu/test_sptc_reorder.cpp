@@ -224,12 +224,20 @@ TEST_CASE("sptc reorder: retries move the least compatible column out", "[sptc]"
   for (auto& l : lists)
     for (int32_t c = 0; c < 20; ++c) l.push_back(c);
   const Bcrs a = from_lists(16, 20, 1, lists);
-  const plan::SptcLayout L = plan::sptc_reorder(a.view(), cfg(16, 1));
+  plan::SptcReorderConfig plain = cfg(16, 1);
+  plain.balance_units = false;  // units filled first-come: the search must shed columns
+  const plan::SptcLayout L = plan::sptc_reorder(a.view(), plain);
   INFO("retries " << L.stats.retries << " units " << L.stats.units);
   CHECK(L.stats.retries == 8 + 4);  // unit 0: 16 -> 8; unit 1: 4 + 8 moved = 12 -> 8
   CHECK(L.stats.units == 4);        // 8 + 8 + 4 real columns, padded to two tiles
   CHECK(L.stats.panels_within_cols == 0);
   check_layout(a, L, 9);
+  // Balanced filling takes 8 full columns per unit up front: the same layout without retries.
+  const plan::SptcLayout B = plan::sptc_reorder(a.view(), cfg(16, 1));
+  CHECK(B.stats.retries == 0);
+  CHECK(B.stats.units == 4);
+  CHECK(B.stats.padding_columns == L.stats.padding_columns);
+  check_layout(a, B, 10);
 
   // No compatible group at all: the tie on compatibility goes to the column with most nonzeros.
   std::array<uint64_t, 16> m{};
@@ -238,6 +246,28 @@ TEST_CASE("sptc reorder: retries move the least compatible column out", "[sptc]"
   const plan::SptcUnitGrouping g = plan::sptc_group_unit(m, 0xFFFFu, true, 1 << 16);
   CHECK_FALSE(g.found);
   CHECK(g.least_compatible == 5);
+}
+
+TEST_CASE("sptc reorder: balanced unit filling cuts retries and padding", "[sptc]") {
+  // V = 8 and BLOCK_TILE 16: two vector rows per panel, so a unit of 16 first-come columns
+  // often holds more than 8 of one vector row and must shed them by retries.
+  for (double d : {0.05, 0.1, 0.2}) {
+    const Bcrs a = random_bcrs(512, 1024, 8, d, 31);
+    plan::SptcReorderConfig c = cfg(16);
+    c.balance_units = false;
+    const plan::SptcLayout off = plan::sptc_reorder(a.view(), c);
+    c.balance_units = true;
+    const plan::SptcLayout on = plan::sptc_reorder(a.view(), c);
+    std::printf("sptc balance V=8 BT=16 density %.2f: retries %lld -> %lld, padding %lld -> %lld, "
+                "k %zu -> %zu\n",
+                d, static_cast<long long>(off.stats.retries), static_cast<long long>(on.stats.retries),
+                static_cast<long long>(off.stats.padding_columns),
+                static_cast<long long>(on.stats.padding_columns), off.col_idx.size(),
+                on.col_idx.size());
+    CHECK(on.stats.retries < off.stats.retries);
+    CHECK(on.col_idx.size() <= off.col_idx.size());
+    check_layout(a, on, 32);
+  }
 }
 
 TEST_CASE("sptc reorder: bank-conflict preference", "[sptc]") {
@@ -325,7 +355,8 @@ TEST_CASE("sptc reorder: BLOCK_TILE choice by cost", "[sptc]") {
   for (double d : {0.02, 0.1, 0.4}) {
     const Bcrs a = random_bcrs(512, 384, 8, d, 17);
     std::array<double, 3> costs{};
-    const plan::SptcLayout L = plan::choose_block_tile(a.view(), cfg(32), 32.0, &costs);
+    const plan::SptcLayout L =
+        plan::choose_block_tile(a.view(), cfg(32), plan::kSptcBRowCost, &costs);
     const double best = *std::min_element(costs.begin(), costs.end());
     CHECK(L.stats.cost == best);
     std::printf("sptc choose: density %.2f costs %.0f %.0f %.0f -> BLOCK_TILE %lld\n", d, costs[0],

@@ -1,0 +1,53 @@
+// Internal to src/kernels/sptc: the parameters the SpMM kernel receives and the per-BLOCK_TILE
+// launchers, each instantiated in its own compile unit (spmm_bt16.cu, spmm_bt32.cu, spmm_bt64.cu)
+// to keep the build parallel.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "kernels/common/args.hpp"
+
+namespace spx::kernels::sptc::detail {
+
+/// Everything the kernel reads; B is row-major (the user's, or the workspace transpose).
+struct KernelParams {
+  int64_t m = 0, n = 0;
+  const int32_t* panel_info = nullptr;
+  const int32_t* panel_order = nullptr;
+  const int32_t* gather = nullptr;
+  const uint32_t* metadata = nullptr;
+  const uint16_t* values = nullptr;
+  const uint16_t* b = nullptr;
+  int64_t ldb = 0;
+  int tiles_per_block = 1;  ///< BN-wide n tiles one block streams through its pipeline
+  DenseView C{};
+  Scalars scalars{};
+};
+
+/// Launches the kernel of element type T (__half or __nv_bfloat16) and BLOCK_TILE BT over
+/// `panels` panels; bn is 64 or 128; aligned selects the cp.async gather of B.
+template <class T, int BT>
+cudaError_t launch_bt(const KernelParams& p, int64_t panels, int bn, bool aligned,
+                      cudaStream_t stream);
+
+/// Loads the four (BN, aligned) kernels of (T, BT) and sets their shared-memory opt-in.
+template <class T, int BT>
+cudaError_t load_bt();
+
+#define SPX_SPTC_DECLARE(T, BT)                                                              \
+  extern template cudaError_t launch_bt<T, BT>(const KernelParams&, int64_t, int, bool,     \
+                                                cudaStream_t);                               \
+  extern template cudaError_t load_bt<T, BT>();
+SPX_SPTC_DECLARE(__half, 16)
+SPX_SPTC_DECLARE(__half, 32)
+SPX_SPTC_DECLARE(__half, 64)
+SPX_SPTC_DECLARE(__nv_bfloat16, 16)
+SPX_SPTC_DECLARE(__nv_bfloat16, 32)
+SPX_SPTC_DECLARE(__nv_bfloat16, 64)
+#undef SPX_SPTC_DECLARE
+
+}  // namespace spx::kernels::sptc::detail

@@ -1,0 +1,139 @@
+// spmm(): the entry the plan calls. Routes (type, BLOCK_TILE, BN, alignment) to the instantiated
+// kernel; a column-major B is first transposed into the workspace. Also the value packing of
+// spxPlanUpdateValues and the shared-memory opt-in at load time.
+#include "kernels/sptc/launch.cuh"
+#include "kernels/sptc/sptc.hpp"
+
+namespace spx::kernels::sptc {
+namespace {
+
+/// Row stride (elements) of the row-major copy of a column-major B: n rounded up to 8, so every
+/// row starts 16-byte aligned.
+int64_t bt_ld(int64_t n) { return (n + 7) / 8 * 8; }
+
+constexpr int kTransposeTile = 32;
+constexpr int kTransposeRows = 8;  ///< threads per tile column (32 x 8 threads, 4 rows each)
+
+/// out (k x ldo, row-major) = B (k x n, column-major, ld) for 16-bit elements.
+__global__ void __launch_bounds__(kTransposeTile* kTransposeRows)
+    transpose_kernel(const uint16_t* __restrict__ in, int64_t ld, int64_t k, int64_t n,
+                     uint16_t* __restrict__ out, int64_t ldo) {
+  __shared__ uint16_t tile[kTransposeTile][kTransposeTile + 1];
+  const int64_t r0 = static_cast<int64_t>(blockIdx.x) * kTransposeTile;  // rows of B (k)
+  const int64_t c0 = static_cast<int64_t>(blockIdx.y) * kTransposeTile;  // columns of B (n)
+  // Read: consecutive threads walk B's column (contiguous in memory).
+  for (int i = threadIdx.y; i < kTransposeTile; i += kTransposeRows) {
+    const int64_t r = r0 + threadIdx.x, c = c0 + i;
+    if (r < k && c < n) tile[i][threadIdx.x] = in[r + c * ld];
+  }
+  __syncthreads();
+  // Write: consecutive threads walk the output row (contiguous).
+  for (int i = threadIdx.y; i < kTransposeTile; i += kTransposeRows) {
+    const int64_t r = r0 + i, c = c0 + threadIdx.x;
+    if (r < k && c < n) out[r * ldo + c] = tile[threadIdx.x][i];
+  }
+}
+
+__global__ void pack_kernel(PackArgs a) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < a.count;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int32_t s = a.slot[i];
+    a.dst[i] = s >= 0 ? a.src[s] : uint16_t{0};
+  }
+}
+
+template <class T>
+cudaError_t route(const detail::KernelParams& p, int64_t panels, const SptcConfig& cfg,
+                  bool aligned, cudaStream_t stream) {
+  switch (cfg.block_tile) {
+    case 16: return detail::launch_bt<T, 16>(p, panels, cfg.bn, aligned, stream);
+    case 32: return detail::launch_bt<T, 32>(p, panels, cfg.bn, aligned, stream);
+    case 64: return detail::launch_bt<T, 64>(p, panels, cfg.bn, aligned, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+template <class T>
+cudaError_t load(int block_tile) {
+  switch (block_tile) {
+    case 16: return detail::load_bt<T, 16>();
+    case 32: return detail::load_bt<T, 32>();
+    case 64: return detail::load_bt<T, 64>();
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace
+
+int smem_bytes(int block_tile, int bn) {
+  const bool wide = bn == 128;
+  switch (block_tile) {
+    case 16: return wide ? TileShape<16, 128>::kSmemBytes : TileShape<16, 64>::kSmemBytes;
+    case 32: return wide ? TileShape<32, 128>::kSmemBytes : TileShape<32, 64>::kSmemBytes;
+    case 64: return wide ? TileShape<64, 128>::kSmemBytes : TileShape<64, 64>::kSmemBytes;
+  }
+  return 0;
+}
+
+size_t workspace_bytes(int64_t k, int64_t n, spxOrder_t b_order) {
+  if (b_order != SPX_ORDER_COL) return 0;
+  return static_cast<size_t>(k) * static_cast<size_t>(bt_ld(n)) * 2;
+}
+
+cudaError_t spmm(const SpmmArgs& a, const SptcConfig& cfg, cudaStream_t stream) {
+  if (a.m == 0 || a.n == 0 || a.panels == 0) return cudaSuccess;
+  detail::KernelParams p;
+  p.m = a.m;
+  p.n = a.n;
+  p.panel_info = a.panel_info;
+  p.panel_order = a.panel_order;
+  p.gather = a.gather;
+  p.metadata = a.metadata;
+  p.values = static_cast<const uint16_t*>(a.values);
+  p.C = a.C;
+  p.scalars = a.scalars;
+  p.tiles_per_block = cfg.tiles_per_block > 0 ? cfg.tiles_per_block : 1;
+  bool aligned = false;
+  if (a.B.order == SPX_ORDER_ROW) {
+    p.b = static_cast<const uint16_t*>(a.B.ptr);
+    p.ldb = a.B.ld;
+    aligned = reinterpret_cast<uintptr_t>(a.B.ptr) % 16 == 0 && a.B.ld % 8 == 0;
+  } else if (a.k > 0) {
+    if (a.workspace == nullptr) return cudaErrorInvalidValue;
+    p.b = static_cast<const uint16_t*>(a.workspace);
+    p.ldb = bt_ld(a.n);
+    aligned = reinterpret_cast<uintptr_t>(a.workspace) % 16 == 0;
+    const dim3 grid(static_cast<unsigned>((a.k + kTransposeTile - 1) / kTransposeTile),
+                    static_cast<unsigned>((a.n + kTransposeTile - 1) / kTransposeTile));
+    transpose_kernel<<<grid, dim3(kTransposeTile, kTransposeRows), 0, stream>>>(
+        static_cast<const uint16_t*>(a.B.ptr), a.B.ld, a.k, a.n, static_cast<uint16_t*>(a.workspace),
+        p.ldb);
+    const cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess) return err;
+  }
+  return a.bf16 ? route<__nv_bfloat16>(p, a.panels, cfg, aligned, stream)
+                : route<__half>(p, a.panels, cfg, aligned, stream);
+}
+
+cudaError_t spmm_load(int block_tile, bool bf16) {
+  cudaError_t err = bf16 ? load<__nv_bfloat16>(block_tile) : load<__half>(block_tile);
+  cudaFuncAttributes attr;
+  if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, transpose_kernel);
+  return err;
+}
+
+cudaError_t pack_values(const PackArgs& a, cudaStream_t stream) {
+  if (a.count == 0) return cudaSuccess;
+  constexpr int kPackThreads = 256;
+  const int64_t blocks = (a.count + kPackThreads - 1) / kPackThreads;
+  pack_kernel<<<static_cast<unsigned>(blocks < 65535 * 8 ? blocks : 65535 * 8), kPackThreads, 0,
+                stream>>>(a);
+  return cudaGetLastError();
+}
+
+cudaError_t pack_values_load() {
+  cudaFuncAttributes attr;
+  return cudaFuncGetAttributes(&attr, pack_kernel);
+}
+
+}  // namespace spx::kernels::sptc
