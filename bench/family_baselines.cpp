@@ -27,9 +27,12 @@ std::vector<BaselineResult> run_family_baselines(const BaselineEnv& env) {
       }
       break;
     case Family::ELL:
-      add(&out, cusparse_spmm_best(env, SparseKind::CSR, t, "cusparse_csr"));
-      add(&out, cusparse_spmm_best(env, SparseKind::COO, t, "cusparse_coo"));
-      add(&out, cublas_gemm(env, t == ValueType::F32 ? GemmKind::SGEMM_FP32 : GemmKind::HGEMM));
+      if (env.wants("cusparse_csr"))
+        add(&out, cusparse_spmm_best(env, SparseKind::CSR, t, "cusparse_csr"));
+      if (env.wants("cusparse_coo"))
+        add(&out, cusparse_spmm_best(env, SparseKind::COO, t, "cusparse_coo"));
+      if (env.wants("cublas") || env.wants("cublas_hgemm"))
+        add(&out, cublas_gemm(env, t == ValueType::F32 ? GemmKind::SGEMM_FP32 : GemmKind::HGEMM));
       break;
     case Family::SRBCRS:
       if (p.spec.op == Op::SPMM) {

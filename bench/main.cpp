@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -125,6 +126,7 @@ int run(const Options& opts) {
     for (size_t i = 0; i < cases.size(); ++i) {
       const CaseSpec& spec = cases[i];
       std::fprintf(stderr, "[%zu/%zu] %s\n", i + 1, cases.size(), case_label(spec).c_str());
+      const auto case_start = std::chrono::steady_clock::now();
       try {
         Problem p = build_problem(spec);
         Reference ref = p.spec.op == Op::SPMM
@@ -136,6 +138,15 @@ int run(const Options& opts) {
                      r.pass ? "OK" : "FAIL", r.config.c_str());
         if (r.pass) summary.case_passed();
         else summary.case_failed();
+        if (opts.candidates) {
+          for (int c = 0; c < r.candidates; ++c) {
+            const SpxResult rc = run_spx(gpu, p, ref, opts.order, timing, c);
+            std::fprintf(stderr, "    candidate %-2d %10.4f ms  (%.3fx the plan's) max_rel_err %.3e %s  %s\n",
+                         c, rc.ms, rc.ms > 0 ? r.ms / rc.ms : 0.0, rc.max_rel_err,
+                         rc.pass ? "OK" : "FAIL", rc.config.c_str());
+            if (!rc.pass) summary.case_failed();
+          }
+        }
 
         BaselineEnv env{gpu, p, ref, timing, &opts.baselines};
         std::vector<BaselineResult> baselines = run_family_baselines(env);
@@ -157,6 +168,8 @@ int run(const Options& opts) {
                        b.check_ok ? "" : "  (baseline result WRONG: excluded)");
         }
         if (baselines.empty()) std::fprintf(stderr, "    (no baseline could run for this case)\n");
+        std::fprintf(stderr, "    (case took %.1f s)\n",
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - case_start).count());
       } catch (const std::exception& e) {
         std::fprintf(stderr, "    ERROR: %s\n", e.what());
         summary.case_errored();

@@ -1,7 +1,9 @@
 #include "spx_runner.hpp"
 
 #include <chrono>
+#include <cstdlib>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "check.hpp"
@@ -125,7 +127,7 @@ double elapsed_ms(std::chrono::steady_clock::time_point t0) {
 }
 
 SpxResult run_spmm(const GpuContext& gpu, const Problem& p, const Reference& ref,
-                   spxOrder_t order, const TimingConfig& timing) {
+                   spxOrder_t order, const TimingConfig& timing, int force_candidate) {
   const int64_t m = p.spec.m, k = p.spec.k, n = p.spec.n;
   DeviceSparse da = upload_sparse(p.sparse, false);
   SpMat a = create_sparse(p.sparse, da);
@@ -146,12 +148,21 @@ SpxResult run_spmm(const GpuContext& gpu, const Problem& p, const Reference& ref
   spxPlan_t raw_plan = nullptr;
   CUDA_CHECK(cudaDeviceSynchronize());
   auto t0 = std::chrono::steady_clock::now();
-  SPX_CHECK(spxSpMM_analyze(gpu.spx(), a.get(), b.at(0), c.at(0), compute, SPX_SPMM_ALG_DEFAULT,
-                            &raw_plan));
+  if (force_candidate >= 0)
+    setenv("SPX_ELL_FORCE_CANDIDATE", std::to_string(force_candidate).c_str(), 1);
+  const spxStatus_t st = spxSpMM_analyze(gpu.spx(), a.get(), b.at(0), c.at(0), compute,
+                                         SPX_SPMM_ALG_DEFAULT, &raw_plan);
+  if (force_candidate >= 0) unsetenv("SPX_ELL_FORCE_CANDIDATE");
+  SPX_CHECK(st);
   Plan plan(raw_plan);
   CUDA_CHECK(cudaDeviceSynchronize());
   res.analyze_ms = elapsed_ms(t0);
   res.config = plan_config(plan.get(), p.sparse);
+  {
+    spxPlanInfo_t info{};
+    SPX_CHECK(spxPlanGetInfo(plan.get(), &info));
+    res.candidates = info.candidates;
+  }
 
   size_t ws_bytes = 0;
   SPX_CHECK(spxPlanGetWorkspaceSize(plan.get(), &ws_bytes));
@@ -241,8 +252,8 @@ SpxResult run_sddmm(const GpuContext& gpu, const Problem& p, const Reference& re
 }  // namespace
 
 SpxResult run_spx(const GpuContext& gpu, const Problem& p, const Reference& ref, spxOrder_t order,
-                  const TimingConfig& timing) {
-  return p.spec.op == Op::SPMM ? run_spmm(gpu, p, ref, order, timing)
+                  const TimingConfig& timing, int force_candidate) {
+  return p.spec.op == Op::SPMM ? run_spmm(gpu, p, ref, order, timing, force_candidate)
                                : run_sddmm(gpu, p, ref, order, timing);
 }
 

@@ -19,11 +19,14 @@ struct SpxResult {
   bool pass = false;        ///< max_rel_err <= tolerance
   std::string config;       ///< spxPlanInfo kernel and config, plus the pattern of A
   int reps = 0;
+  int candidates = 1;       ///< configurations the plan offers (spxPlanInfo_t::candidates)
 };
 
 /// `order` is the order of libspx's dense operands. Throws bench::Error on a failed call; a
 /// wrong result is not an exception (pass = false; the case is still timed).
+/// force_candidate >= 0: the plan starts on that configuration (ELL: SPX_ELL_FORCE_CANDIDATE,
+/// set around the analyze call), for --candidates.
 SpxResult run_spx(const GpuContext& gpu, const Problem& p, const Reference& ref, spxOrder_t order,
-                  const TimingConfig& timing);
+                  const TimingConfig& timing, int force_candidate = -1);
 
 }  // namespace bench

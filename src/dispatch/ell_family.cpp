@@ -52,6 +52,7 @@ class EllSpmm final : public SpmmKernelPlan {
     k_ = l.cols;
     n_ = p.B.cols;
     width_ = l.width;
+    stride_ = l.stride;
     slots_ = l.slots();
     alloc_slots_ = static_cast<int64_t>(l.col.size());  // slots + the overrun pad
     overflow_ = l.overflow;
@@ -96,7 +97,7 @@ class EllSpmm final : public SpmmKernelPlan {
     a.m = m_;
     a.k = k_;
     a.n = call.C.cols;
-    a.width = width_;
+    a.stride = stride_;
     a.values = values_.get();
     a.indices = indices_.get();
     a.row_len = row_len_.as<int32_t>();
@@ -145,7 +146,8 @@ class EllSpmm final : public SpmmKernelPlan {
 
  private:
   bool half_ = false, index16_ = false;
-  int64_t m_ = 0, k_ = 0, n_ = 0, width_ = 0, slots_ = 0, alloc_slots_ = 0, overflow_ = 0;
+  int64_t m_ = 0, k_ = 0, n_ = 0, width_ = 0, stride_ = 0, slots_ = 0, alloc_slots_ = 0,
+          overflow_ = 0;
   int sm_count_ = 132;
   device::Buffer values_, indices_, row_len_, tail_ptr_, slot_map_;
   std::vector<ek::EllConfig> candidates_;

@@ -2,6 +2,7 @@
 // slot map, 16-bit indices), the near-uniform rule for CSR inputs, and the configuration rule.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <numeric>
 #include <vector>
 
@@ -59,7 +60,7 @@ TEST_CASE("HYB width: padding bound holds on ragged rows", "[ell]") {
   CHECK(static_cast<double>(ell_padding(len, w)) <= 0.25 * static_cast<double>(nnz));
 }
 
-TEST_CASE("layout: ELL part row-major, tail CSR, slot map, sorted columns", "[ell]") {
+TEST_CASE("layout: ELL part row-major with an 8-aligned pitch, tail CSR, slot map", "[ell]") {
   // 4 rows of lengths 3, 3, 0, 9 over 16 columns; unsorted columns in row 0.
   CsrStructure c;
   c.rows = 4;
@@ -70,32 +71,76 @@ TEST_CASE("layout: ELL part row-major, tail CSR, slot map, sorted columns", "[el
   const EllLayout l = plan_ell_layout(c);
   // padding(3) = 3 (empty row) <= 0.25 * 15; padding(4) = 1 + 1 + 4 = 6 > 3.75.
   REQUIRE(l.width == 3);
+  REQUIRE(l.stride == 8);
   CHECK(l.nnz == 15);
   CHECK(l.overflow == 6);
-  CHECK(l.padding() == 3);
-  CHECK(l.slots() == 4 * 3 + 6);
+  CHECK(ell_padding(l.row_len, l.width) == 3);
+  CHECK(l.padding() == 4 * 8 - 9);  // the pitch's alignment slots count as padding
+  CHECK(l.slots() == 4 * 8 + 6);
   CHECK(l.col.size() == static_cast<size_t>(l.slots() + kEllArrayPad));
   CHECK(l.index16);
   CHECK(l.row_len == std::vector<int32_t>{3, 3, 0, 3});
-  // Row 0 sorted by column: 2 (slot 101), 5 (102), 9 (100).
-  CHECK(l.col[0] == 2);
-  CHECK(l.col[1] == 5);
-  CHECK(l.col[2] == 9);
-  CHECK(l.src_slot[0] == 101);
-  CHECK(l.src_slot[1] == 102);
-  CHECK(l.src_slot[2] == 100);
-  // Row 2 is all padding.
-  for (int j = 0; j < 3; ++j) CHECK(l.src_slot[2 * 3 + j] == -1);
-  // Row 3: columns 0..2 in the ELL part, 3..8 in the tail.
-  CHECK(l.col[9] == 0);
-  CHECK(l.col[11] == 2);
+  // Row 0 holds columns 2 (slot 101), 5 (102), 9 (100), in bank order: every slot keeps its value.
+  std::vector<int32_t> row0(l.col.begin(), l.col.begin() + 3);
+  std::sort(row0.begin(), row0.end());
+  CHECK(row0 == std::vector<int32_t>{2, 5, 9});
+  for (int j = 0; j < 3; ++j) CHECK(c.col_ind[l.src_slot[j] - 100] == l.col[j]);
+  // Alignment slots and the empty row are padding.
+  for (int j = 3; j < 8; ++j) CHECK(l.src_slot[j] == -1);
+  for (int j = 0; j < 8; ++j) CHECK(l.src_slot[2 * 8 + j] == -1);
+  // Row 3: its 3 lowest columns 0..2 in the ELL part, 3..8 in the tail (by column).
+  std::vector<int32_t> row3(l.col.begin() + 24, l.col.begin() + 27);
+  std::sort(row3.begin(), row3.end());
+  CHECK(row3 == std::vector<int32_t>{0, 1, 2});
   REQUIRE(l.tail_ptr == std::vector<int32_t>{0, 0, 0, 0, 6});
   for (int t = 0; t < 6; ++t) {
-    CHECK(l.col[12 + t] == 3 + t);
-    CHECK(l.src_slot[12 + t] == 109 + t);
+    CHECK(l.col[32 + t] == 3 + t);
+    CHECK(l.src_slot[32 + t] == 109 + t);
   }
   for (int p = 0; p < kEllArrayPad; ++p) CHECK(l.src_slot[l.slots() + p] == -1);
-  CHECK(l.col16()[2] == 9);
+  CHECK(l.col16()[32] == 3);
+}
+
+TEST_CASE("layout: bank order gives 8 lanes' gathers distinct columns mod 8", "[ell]") {
+  // A random 410-of-1024 row (the paper's 60 % at k = 1024) and a 205-of-4096 one.
+  uint64_t x = 12345;
+  auto next = [&] {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<int64_t>(x >> 33);
+  };
+  for (int64_t k : {1024, 4096}) {
+    for (int64_t len : {410, 205, 61}) {
+      std::vector<int32_t> all(static_cast<size_t>(k));
+      std::iota(all.begin(), all.end(), 0);
+      for (int64_t i = 0; i < len; ++i) std::swap(all[i], all[i + next() % (k - i)]);
+      std::vector<int32_t> cols(all.begin(), all.begin() + len);
+      std::sort(cols.begin(), cols.end());
+      const std::vector<int32_t> order = bank_order_row(cols);
+      std::vector<int32_t> placed(cols.size());
+      std::vector<int> used(cols.size(), 0);
+      for (size_t p = 0; p < order.size(); ++p) {
+        REQUIRE(order[p] >= 0);
+        ++used[order[p]];
+        placed[p] = cols[order[p]];
+      }
+      for (int u : used) CHECK(u == 1);  // a permutation
+      // Bound: one wavefront per position set, and at least as many as the largest residue
+      // class has entries (a set holds one of them per wavefront). Sorted (random) columns cost
+      // far more than the bank order.
+      int64_t sets = 0, largest = 0;
+      for (int64_t b = 0; b * 64 < len; ++b)
+        for (int64_t e = 0; e < 8; ++e) sets += b * 64 + e < len ? 1 : 0;
+      for (int r = 0; r < 8; ++r)
+        largest = std::max<int64_t>(largest, std::count_if(cols.begin(), cols.end(),
+                                                           [&](int32_t c) { return c % 8 == r; }));
+      const int64_t bound = std::max(sets, largest);
+      const int64_t balanced = bank_wavefronts(placed), sorted = bank_wavefronts(cols);
+      INFO("k " << k << " len " << len << ": sets " << sets << ", largest class " << largest
+                << ", balanced " << balanced << ", sorted " << sorted);
+      CHECK(balanced <= bound + bound / 4);
+      CHECK(balanced < sorted);
+    }
+  }
 }
 
 TEST_CASE("layout: no tail for uniform rows, 32-bit indices past 65536 columns", "[ell]") {
@@ -104,7 +149,7 @@ TEST_CASE("layout: no tail for uniform rows, 32-bit indices past 65536 columns",
   CHECK(a.width == 5);
   CHECK(a.overflow == 0);
   CHECK(a.tail_ptr.empty());
-  CHECK(a.padding() == 0);
+  CHECK(ell_padding(a.row_len, a.width) == 0);
   const EllLayout b = plan_ell_layout(csr_with_lengths(std::vector<int32_t>(9, 5), 65537));
   CHECK_FALSE(b.index16);
 }
@@ -121,7 +166,9 @@ TEST_CASE("layout: every entry appears exactly once", "[ell]") {
       CHECK(l.col[s] == c.col_ind[l.src_slot[s]]);
     }
   for (int v : seen) CHECK(v == 1);
-  CHECK(static_cast<double>(l.padding()) <= 0.25 * static_cast<double>(l.nnz));
+  CHECK(static_cast<double>(ell_padding(l.row_len, l.width)) <= 0.25 * static_cast<double>(l.nnz));
+  CHECK(l.stride % kEllRowAlign == 0);
+  CHECK(l.stride - l.width < kEllRowAlign);
 }
 
 TEST_CASE("near-uniform rule for CSR inputs", "[ell]") {
@@ -148,20 +195,28 @@ TEST_CASE("configuration rule: B is staged in shared memory when its chunk fits"
   ek::EllConfig c = ek::choose_config(s);
   CHECK(c.stage_b);  // 4096 x 8 fp16 = 64 KiB
   CHECK(ek::slot_stage_bytes(s.k, c.nt, 2) == 4096 * 8 * 2);
+  CHECK(c.nt == 8);
   s.k = 11008;
-  s.n = 16;  // 11008 x 16 fp16 = 344 KiB: does not fit
+  s.n = 16;  // 11008 x 16 fp16 = 344 KiB does not fit: two chunks of 8 columns (172 KiB)
+  c = ek::choose_config(s);
+  CHECK(c.stage_b);
+  CHECK(c.nt == 8);
+  s.n = 8;
+  CHECK(ek::choose_config(s).nt == 8);
+  s.value_bytes = 4;  // fp32: 344 KiB, so chunks of 4 columns
+  c = ek::choose_config(s);
+  CHECK(c.stage_b);
+  CHECK(c.nt == 4);
+  s.k = 1 << 20;  // not even one column fits
   CHECK_FALSE(ek::choose_config(s).stage_b);
-  s.n = 8;   // 172 KiB fits
-  CHECK(ek::choose_config(s).stage_b);
-  s.value_bytes = 4;  // fp32: 344 KiB
-  CHECK_FALSE(ek::choose_config(s).stage_b);
+  s.k = 11008;
   // Both variants are offered to spxSpMM_search when the chunk fits; the staged ones first.
   s.value_bytes = 2;
   const auto cands = ek::candidate_configs(s);
   int staged = 0, global = 0;
   for (const auto& k : cands)
     if (k.kind == ek::KernelKind::SlotSplit) (k.stage_b ? staged : global)++;
-  CHECK(staged == 4);
+  CHECK(staged == 3);
   CHECK(global == 4);
   CHECK(cands[0].stage_b);
   CHECK(cands[0].describe().find("B in smem") != std::string::npos);
@@ -182,11 +237,25 @@ TEST_CASE("configuration rule: decode shapes split slots, large n tiles rows", "
   }
   s.n = 1024;
   ek::EllConfig c = ek::choose_config(s);
-  CHECK(c.kind == ek::KernelKind::RowTile);
+  CHECK(c.kind == ek::KernelKind::RowTile);  // unknown shared memory: nothing staged
   CHECK(c.vn == 8);
   CHECK_FALSE(c.transpose_b);
+  s.smem_optin = 232448;  // 4096 rows x 128 B = 512 KiB do not fit either
+  CHECK(ek::choose_config(s).kind == ek::KernelKind::RowTile);
+  s.k = 1024;  // 128 KiB: B's rows staged, 16 warps per block
+  c = ek::choose_config(s);
+  CHECK(c.kind == ek::KernelKind::RowStaged);
+  CHECK(c.warps == 16);
+  CHECK(c.describe().find("row_staged") != std::string::npos);
+  s.m = 128;  // few row groups: smaller blocks over more SMs
+  s.n = 128;
+  CHECK(ek::choose_config(s).warps == 4);
+  s.m = 4096;
+  s.n = 1024;
   s.b_row_major = false;
   CHECK(ek::choose_config(s).transpose_b);
+  s.smem_optin = 0;
+  s.k = 4096;
   s.n = 33;
   s.value_bytes = 4;
   CHECK(ek::choose_config(s).vn == 2);

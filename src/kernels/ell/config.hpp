@@ -1,16 +1,21 @@
 // Tile configurations of the ELL (uniform sparsity) kernels and the rule that picks one from the
 // shape. Plain C++ (no CUDA): the plan, the kernels and the CPU tests all include it.
 //
-// Two kernels share one plan layout (see README.md):
+// Three kernels share one plan layout (see README.md):
 //   SlotSplit  G lanes of a warp per row split the row's ELL slots (8 slots, 16 B of indices, per
 //              lane and step); every lane keeps NT fp32 accumulators (NT output columns); the G
 //              partial sums are reduced with shuffles. The decode kernel (n <= 16): all SMs busy
-//              from the split over the ELL width, A streamed with 16 B coalesced loads.
+//              from the split over the ELL width, A streamed with 16 B coalesced loads. With
+//              stage_b, B's k x NT chunk sits in shared memory (persistent blocks).
+//   RowStaged  B's chunk of 128 bytes per row x k in shared memory; 8 lanes per A row each own
+//              16 bytes of it (one conflict-free 128-byte row per slot). The large-n kernel
+//              whenever k x 128 B fits in a block's shared memory.
 //   RowTile    CL lanes per row and per CL*VN output columns (32/CL rows per warp); each lane
-//              owns VN consecutive columns and gathers B rows (row-major; a column-major B is
-//              transposed into the workspace first) with 16 B (or 8 B) loads; the row's slots are
-//              loaded CL at a time, coalesced, and broadcast with shuffles. `splits` warps cut a
-//              row's ELL width in parts, summed in shared memory. The large-n kernel.
+//              owns VN consecutive columns and gathers B rows from global memory (a column-major
+//              B is transposed into the workspace first) with 16 B (or 8 B) loads; the row's
+//              slots are loaded CL at a time and broadcast with shuffles. `splits` warps cut a
+//              row's ELL width in parts, summed in shared memory. Large n when B's rows are too
+//              long to stage (k > ~1800).
 #pragma once
 
 #include <cstdint>
@@ -25,13 +30,18 @@ constexpr int kWarp = 32;
 /// Threads per block of both kernels.
 constexpr int kBlockThreads = 256;
 /// Threads per block of SlotSplit with B staged in shared memory: persistent blocks, each stages
-/// B's chunk once, so fewer and larger blocks stage it fewer times (16 warps keep enough of A's
-/// loads in flight for DRAM at 128 registers per thread).
-constexpr int kStagedThreads = 512;
+/// B's chunk once, so fewer and larger blocks stage it fewer times; 32 warps per SM (64
+/// registers) put one pass of the grid over ~4000 rows, all of A's first loads in flight at once.
+/// Chunks of 32 B or more per row get half (their lanes need more than 64 registers).
+constexpr int kStagedThreads = 1024;
+/// Most threads per block of RowStaged (two blocks per SM at 64 registers).
+constexpr int kRowStagedMaxThreads = 512;
+/// Staged bytes per B row of RowStaged: 8 lanes x 16 B.
+constexpr int kRowStagedRowBytes = 128;
 static_assert(kBlockThreads % kWarp == 0, "a block is whole warps");
 static_assert(kSlotVector * 2 == 16, "a SlotSplit step reads 16 B of 16-bit indices");
 
-enum class KernelKind { SlotSplit = 0, RowTile = 1 };
+enum class KernelKind { SlotSplit = 0, RowTile = 1, RowStaged = 2 };
 
 /// One kernel configuration: what spxSpMM_search chooses among.
 struct EllConfig {
@@ -47,11 +57,12 @@ struct EllConfig {
   /// load of 32 distinct lines (32 wavefronts): at n <= 16 that L1 rate, about one slot per clock
   /// per SM, and not DRAM, is what bounded the global-gather kernel.
   bool stage_b = false;
+  int warps = 16;  ///< RowStaged: warps per block (4, 8, 16)
 
   bool operator==(const EllConfig& o) const {
     return kind == o.kind && lanes == o.lanes && nt == o.nt && vn == o.vn &&
            col_lanes == o.col_lanes && splits == o.splits && transpose_b == o.transpose_b &&
-           stage_b == o.stage_b;
+           stage_b == o.stage_b && warps == o.warps;
   }
   std::string describe() const;
 };
@@ -78,12 +89,27 @@ inline int64_t slot_stage_bytes(int64_t k, int nt, int value_bytes) {
 inline bool slot_stage_fits(const EllShape& s, int nt) {
   return s.k > 0 && slot_stage_bytes(s.k, nt, s.value_bytes) <= s.smem_optin;
 }
+/// Shared-memory bytes of RowStaged's chunk (k rows of 128 B).
+inline int64_t row_stage_bytes(int64_t k) { return k * kRowStagedRowBytes; }
+inline bool row_stage_fits(const EllShape& s) {
+  return s.k > 0 && row_stage_bytes(s.k) <= s.smem_optin;
+}
 
 /// Smallest instantiated NT covering n (16 when n > 16: SlotSplit then loops over column chunks).
 inline int slot_nt_for(int64_t n) {
   for (int nt : kSlotNts)
     if (n <= nt) return nt;
   return 16;
+}
+
+/// NT of the staged SlotSplit: slot_nt_for(n), halved (4 -> 1 last) until B's k x NT chunk fits
+/// in shared memory; 0 when not even one column fits. More chunks (grid.y) then share the
+/// columns; their persistent blocks walk the same rows at the same time, so A is read from DRAM
+/// about once and from L2 by the others.
+inline int slot_staged_nt_for(const EllShape& s) {
+  int nt = slot_nt_for(s.n);
+  while (nt > 1 && !slot_stage_fits(s, nt)) nt = nt == 4 ? 1 : nt / 2;
+  return slot_stage_fits(s, nt) ? nt : 0;
 }
 
 /// Lanes per row for SlotSplit: enough that each lane does about two 8-slot steps per row, then
@@ -95,6 +121,29 @@ inline int slot_lanes_for(const EllShape& s) {
   const int64_t chunks = (s.n + slot_nt_for(s.n) - 1) / slot_nt_for(s.n);
   while (lanes < 32 && s.m * chunks * lanes / kWarp < 8LL * s.sm_count) lanes *= 2;
   return lanes;
+}
+
+/// Lanes per row of the staged SlotSplit (8, 16 or 32: a quarter-warp of one row is what the
+/// plan's bank order makes conflict-free): about two 8-slot steps per lane, then more while the
+/// rows x chunks x lanes would not fill one pass of the persistent grid (32 warps per SM).
+inline int slot_staged_lanes_for(const EllShape& s, int nt) {
+  int lanes = 8;
+  while (lanes < 32 && static_cast<int64_t>(lanes) * kSlotVector * 2 < s.width) lanes *= 2;
+  const int64_t chunks = (s.n + nt - 1) / nt;
+  while (lanes < 32 && s.m * chunks * lanes < static_cast<int64_t>(kStagedThreads) * s.sm_count)
+    lanes *= 2;
+  return lanes;
+}
+
+/// Warps per block of RowStaged: 16, halved (down to 4) while the row groups (4 rows per warp)
+/// would give fewer than two blocks per SM over all column chunks: small problems spread over
+/// more SMs (each block stages B's chunk, k x 128 B, once).
+inline int row_staged_warps_for(const EllShape& s) {
+  const int64_t chunks = (s.n * s.value_bytes + kRowStagedRowBytes - 1) / kRowStagedRowBytes;
+  const int64_t groups = (s.m + 3) / 4;
+  int warps = kRowStagedMaxThreads / kWarp;
+  while (warps > 4 && (groups + warps - 1) / warps * chunks < 2LL * s.sm_count) warps /= 2;
+  return warps;
 }
 
 /// RowTile's VN: a 16 B vector of B per lane when n fills a warp's 32 x 16 B, else 8 B.
@@ -123,15 +172,29 @@ inline int rowtile_splits_for(const EllShape& s, int vn, int cl) {
   return splits;
 }
 
-/// THE choice rule: SlotSplit for n <= 16 (decode: A's bytes dominate), RowTile above (B's
-/// gathers dominate; each lane reads 16 B of a B row per slot).
+/// RowStaged for this shape (the rule's large-n choice when B's rows fit).
+inline EllConfig row_staged_config(const EllShape& s) {
+  EllConfig c;
+  c.kind = KernelKind::RowStaged;
+  c.warps = row_staged_warps_for(s);
+  c.transpose_b = !s.b_row_major;
+  return c;
+}
+
+/// THE choice rule: SlotSplit for n <= 16 (decode: A's bytes dominate), with B's chunk staged
+/// in shared memory whenever one column of it fits; above, RowStaged when k x 128 B fits in
+/// shared memory (B's gathers dominate: conflict-free 128-byte rows from shared memory), else
+/// RowTile (gathers from global memory).
 inline EllConfig choose_config(const EllShape& s) {
   EllConfig c;
   if (s.n <= 16) {
     c.kind = KernelKind::SlotSplit;
-    c.nt = slot_nt_for(s.n);
-    c.lanes = slot_lanes_for(s);
-    c.stage_b = slot_stage_fits(s, c.nt);
+    const int staged_nt = slot_staged_nt_for(s);
+    c.stage_b = staged_nt > 0;
+    c.nt = c.stage_b ? staged_nt : slot_nt_for(s.n);
+    c.lanes = c.stage_b ? slot_staged_lanes_for(s, c.nt) : slot_lanes_for(s);
+  } else if (row_stage_fits(s)) {
+    c = row_staged_config(s);
   } else {
     c.kind = KernelKind::RowTile;
     c.vn = rowtile_vn_for(s);
@@ -153,15 +216,30 @@ inline std::vector<EllConfig> candidate_configs(const EllShape& s) {
   };
   EllConfig slot;
   slot.kind = KernelKind::SlotSplit;
+  if (const int staged_nt = slot_staged_nt_for(s); staged_nt > 0 && s.n <= 16) {
+    slot.stage_b = true;
+    slot.nt = staged_nt;
+    for (int lanes : {8, 16, 32}) {
+      slot.lanes = lanes;
+      add(slot);
+    }
+  }
+  slot.stage_b = false;
   slot.nt = slot_nt_for(s.n);
-  for (int staged : {1, 0}) {
-    if (staged && !slot_stage_fits(s, slot.nt)) continue;
-    slot.stage_b = staged != 0;
-    for (int lanes : kSlotLanes)
-      if (s.n <= 16 || lanes >= slot_lanes_for(s)) {
-        slot.lanes = lanes;
-        add(slot);
-      }
+  for (int lanes : kSlotLanes)
+    if (s.n <= 16 || lanes >= slot_lanes_for(s)) {
+      slot.lanes = lanes;
+      add(slot);
+    }
+  // RowStaged: the rule's warps and a larger / smaller block.
+  if (row_stage_fits(s) && s.n > 8) {
+    EllConfig rs = row_staged_config(s);
+    add(rs);
+    if (s.n > 16) {
+      const int w = rs.warps;
+      rs.warps = w == 16 ? 8 : w * 2;
+      add(rs);
+    }
   }
   // RowTile: both vector widths with the rule's lanes and splits, then wider / narrower chunks
   // and more / fewer splits around the rule's choice.
@@ -188,6 +266,9 @@ inline std::string EllConfig::describe() const {
   if (kind == KernelKind::SlotSplit)
     return "slot_split lanes=" + std::to_string(lanes) + " nt=" + std::to_string(nt) +
            (stage_b ? " B in smem" : "");
+  if (kind == KernelKind::RowStaged)
+    return "row_staged warps=" + std::to_string(warps) + " B rows of 128 B in smem" +
+           (transpose_b ? ", B^T in workspace" : "");
   return "row_tile vn=" + std::to_string(vn) + " lanes=" + std::to_string(col_lanes) +
          " splits=" + std::to_string(splits) + (transpose_b ? " B^T in workspace" : "");
 }

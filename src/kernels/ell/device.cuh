@@ -126,9 +126,21 @@ __device__ __forceinline__ void store_out(const DenseView& C, int64_t r, int64_t
 
 namespace spx::kernels::ell {
 
-// Per-kernel launchers (spmm_slot.cu, spmm_rowtile.cu), dispatched by spmm() in spmm_launch.cu.
+namespace detail {
+/// Blocks of `kernel` that fit on one SM with this block size and dynamic shared memory (the
+/// occupancy query, cached per (kernel, threads, bytes): it is not free, and spxSpMM's host path
+/// is what decode shapes wait on).
+int resident_blocks(const void* kernel, int threads, size_t smem);
+}  // namespace detail
+
+// Per-kernel launchers (spmm_slot*.cu, spmm_row*.cu), dispatched by spmm() in spmm_launch.cu.
 cudaError_t launch_slot_split(const SpmmArgs& a, const EllConfig& cfg, cudaStream_t stream);
 cudaError_t load_slot_split(bool half, bool index16, size_t smem_optin);
+cudaError_t launch_slot_staged(const SpmmArgs& a, const EllConfig& cfg, cudaStream_t stream);
+cudaError_t load_slot_staged(bool half, bool index16, size_t smem_optin);
+cudaError_t launch_row_staged(const SpmmArgs& a, const EllConfig& cfg, const void* b_rows,
+                              int64_t ldb, cudaStream_t stream);
+cudaError_t load_row_staged(bool half, bool index16, size_t smem_optin);
 /// b_rows: B as row-major rows (the user's B, or B^T in the workspace) with leading dimension ldb.
 cudaError_t launch_row_tile(const SpmmArgs& a, const EllConfig& cfg, const void* b_rows,
                             int64_t ldb, cudaStream_t stream);

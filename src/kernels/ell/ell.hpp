@@ -14,16 +14,16 @@ namespace spx::kernels::ell {
 /// C = alpha * A * B + beta * C, A in the plan's ELL + CSR-tail layout.
 struct SpmmArgs {
   int64_t m = 0, k = 0, n = 0;
-  int64_t width = 0;                 ///< ELL slots per row (row r's start needs no alignment)
-  const void* values = nullptr;      ///< T[m * width + overflow + 8] (T = fp32 or fp16)
-  const void* indices = nullptr;     ///< uint16 or int32 [m * width + overflow]
+  int64_t stride = 0;                ///< row pitch of the ELL part in slots (a multiple of 8)
+  const void* values = nullptr;      ///< T[m * stride + overflow + 8] (T = fp32 or fp16)
+  const void* indices = nullptr;     ///< uint16 or int32 [m * stride + overflow + 8]
   const int32_t* row_len = nullptr;  ///< m
   const int32_t* tail_ptr = nullptr; ///< m + 1, or NULL when nothing overflows
   bool half = false;                 ///< values / B are fp16 (else fp32)
   bool index16 = false;              ///< indices are uint16
   DenseView B{}, C{};
   Scalars scalars{};
-  void* workspace = nullptr;         ///< RowTile with transpose_b: k x ld_bt elements of B^T
+  void* workspace = nullptr;         ///< RowTile / RowStaged with transpose_b: k x ld_bt of B^T
   int sm_count = 132;                ///< SMs of the device (persistent grids)
 };
 

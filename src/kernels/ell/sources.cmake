@@ -4,6 +4,8 @@ set(SPX_ELL_SOURCES
   dispatch/ell_family.cpp
   api/prune_api_ell.cpp
   kernels/ell/spmm_slot.cu
+  kernels/ell/spmm_slot_staged.cu
+  kernels/ell/spmm_rowstaged.cu
   kernels/ell/spmm_rowtile.cu
   kernels/ell/spmm_launch.cu
   kernels/ell/pack_prune.cu)

@@ -141,14 +141,14 @@ __global__ void __launch_bounds__(kBlockThreads)
   const int per = (len + splits - 1) >> splits_log2;
   const int begin = min(len, part * per), count = min(len, begin + per) - begin;
   const int steps = __reduce_max_sync(0xffffffffu, count);
-  const int64_t start = live ? row * a.width + begin : 0;
+  const int64_t start = live ? row * a.stride + begin : 0;
   apply_segment<T, I, VN>(acc, values + start, indices + start, count, steps, cl, cl_lane, B, ldb,
                           n0, ncols, vec);
   if (a.tail_ptr != nullptr) {
     const int tper = (tail_len + splits - 1) >> splits_log2;
     const int tb = min(tail_len, part * tper), tcount = min(tail_len, tb + tper) - tb;
     const int tsteps = __reduce_max_sync(0xffffffffu, tcount);
-    const int64_t tstart = a.m * a.width + tail_begin + tb;
+    const int64_t tstart = a.m * a.stride + tail_begin + tb;
     apply_segment<T, I, VN>(acc, values + tstart, indices + tstart, tcount, tsteps, cl, cl_lane, B,
                             ldb, n0, ncols, vec);
   }

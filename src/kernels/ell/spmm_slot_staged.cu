@@ -1,0 +1,367 @@
+// SlotSplit with B's k x NT chunk staged in shared memory: the decode kernel (n <= 16).
+//
+// At n <= 16 the bytes that matter are A's (values + 16-bit indices, 4 B per fp16 slot); B's
+// chunk is small and every slot gathers one NT-wide row of it. What this kernel does for that:
+//   * persistent blocks (as many as fit on the GPU), each stages B's chunk once; 1024 threads
+//     per block where the registers allow, so one pass of the grid covers thousands of rows;
+//   * each lane requests its first A slots (16 B vectors of values and of indices) BEFORE the
+//     block stages B, and the next pass's first slots before it reduces the current row, so the
+//     DRAM latency overlaps the staging and the reductions instead of adding to them;
+//   * the staged rows are XOR-swizzled in 16-byte pieces (staged_offset) and the plan orders each
+//     row's slots so that the 8 lanes of a quarter-warp gather 8 rows with distinct columns mod 8
+//     (planning/ell_layout.hpp, bank order): a 16-byte gather of 8 lanes is then one
+//     shared-memory wavefront instead of about 2.7 for random rows;
+//   * the G lane sums meet in a reduce-scatter (each shuffle level halves the columns a lane
+//     holds): NT/2 + NT/4 + ... shuffles per lane instead of NT per level.
+// Rows start 8-slot aligned (the plan's row pitch), so every lane reads whole 16-byte vectors.
+#include <type_traits>
+
+#include "kernels/ell/device.cuh"
+
+namespace spx::kernels::ell {
+namespace {
+
+using detail::to_float;
+
+/// Bytes of one staged B row (NT elements).
+template <class T, int NT>
+constexpr int staged_row_bytes() {
+  return NT * static_cast<int>(sizeof(T));
+}
+
+/// Threads per block: 1024 when a lane's registers fit 64 (rows of <= 16 B), else 512.
+template <class T, int NT>
+constexpr int staged_threads() {
+  return staged_row_bytes<T, NT>() <= 16 ? kStagedThreads : kStagedThreads / 2;
+}
+
+/// Byte offset of 16-byte piece q of staged row c, for rows of kRowBytes >= 16 (1, 2 or 4
+/// pieces). The pieces of a row are XOR-swizzled so that for any fixed q, rows with distinct
+/// c mod 8 land in distinct 16-byte bank groups (g = 2: group 2(c % 4) + (q ^ bit 2 of c);
+/// g = 4: 4(c % 2) + (q ^ bits 1-2 of c); g = 1: c % 8).
+template <int kRowBytes>
+__device__ __forceinline__ uint32_t staged_offset(uint32_t c, int q) {
+  constexpr int kPieces = kRowBytes / 16;
+  static_assert(kPieces == 1 || kPieces == 2 || kPieces == 4, "staged rows of 16, 32 or 64 B");
+  constexpr int kShift = kPieces == 1 ? 3 : kPieces == 2 ? 2 : 1;  // log2(8 / pieces)
+  const uint32_t s = (c >> kShift) & (kPieces - 1);
+  return c * kRowBytes + 16u * (static_cast<uint32_t>(q) ^ s);
+}
+
+/// Byte offset of element j of staged row c (any row size; swizzled as above when >= 16 B).
+template <class T, int NT>
+__device__ __forceinline__ uint32_t staged_element(uint32_t c, int j) {
+  constexpr int kRowBytes = staged_row_bytes<T, NT>();
+  const int byte = j * static_cast<int>(sizeof(T));
+  if constexpr (kRowBytes >= 16)
+    return staged_offset<kRowBytes>(c, byte / 16) + static_cast<uint32_t>(byte % 16);
+  else
+    return c * kRowBytes + static_cast<uint32_t>(byte);
+}
+
+/// The NT elements of staged row c, as floats.
+template <class T, int NT>
+__device__ __forceinline__ void load_staged(const unsigned char* bs, uint32_t c, float (&out)[NT]) {
+  constexpr int kRowBytes = staged_row_bytes<T, NT>();
+  if constexpr (kRowBytes >= 16) {
+    constexpr int kPer = 16 / static_cast<int>(sizeof(T));
+#pragma unroll
+    for (int q = 0; q < kRowBytes / 16; ++q) {
+      const uint4 u = *reinterpret_cast<const uint4*>(bs + staged_offset<kRowBytes>(c, q));
+      if constexpr (sizeof(T) == 4) {
+        float f[4];
+        detail::unpack(u, f);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) out[q * kPer + i] = f[i];
+      } else {
+        __half tag[8];
+        float f[8];
+        detail::unpack(u, tag, f);
+#pragma unroll
+        for (int i = 0; i < 8; ++i) out[q * kPer + i] = f[i];
+      }
+    }
+  } else {
+    const T* p = reinterpret_cast<const T*>(bs + c * kRowBytes);
+#pragma unroll
+    for (int i = 0; i < NT; ++i) out[i] = to_float(p[i]);
+  }
+}
+
+/// Copies B[:, n0 : n0 + ncols] into shared memory (layout of staged_element), zero in the
+/// columns past ncols. b_vec: row-major B whose chunk rows are whole aligned 16-byte pieces.
+template <class T, int NT>
+__device__ __forceinline__ void stage_b_chunk(const SpmmArgs& a, int64_t n0, int ncols, bool b_vec,
+                                              unsigned char* bs) {
+  const T* B = static_cast<const T*>(a.B.ptr);
+  const int64_t ld = a.B.ld;
+  constexpr int kRowBytes = staged_row_bytes<T, NT>();
+  if (kRowBytes >= 16 && b_vec) {
+    constexpr int kPieces = kRowBytes >= 16 ? kRowBytes / 16 : 1;
+    constexpr int kPer = 16 / static_cast<int>(sizeof(T));
+    const int64_t total = a.k * kPieces;
+#pragma unroll 4
+    for (int64_t i = threadIdx.x; i < total; i += blockDim.x) {
+      const int64_t c = i / kPieces;
+      const int q = static_cast<int>(i % kPieces);
+      const uint4 u = __ldg(reinterpret_cast<const uint4*>(B + c * ld + n0 + q * kPer));
+      *reinterpret_cast<uint4*>(bs + staged_element<T, NT>(static_cast<uint32_t>(c), q * kPer)) = u;
+    }
+  } else if (a.B.order == SPX_ORDER_ROW) {
+    const int64_t total = a.k * NT;
+#pragma unroll 4
+    for (int64_t i = threadIdx.x; i < total; i += blockDim.x) {
+      const int64_t c = i / NT;
+      const int j = static_cast<int>(i % NT);
+      *reinterpret_cast<T*>(bs + staged_element<T, NT>(static_cast<uint32_t>(c), j)) =
+          j < ncols ? __ldg(B + c * ld + n0 + j) : T(0.0f);
+    }
+  } else {
+    // Column-major: consecutive threads read consecutive rows of one column (coalesced).
+    for (int j = 0; j < NT; ++j) {
+      const T* col = B + (n0 + j) * ld;
+#pragma unroll 4
+      for (int64_t c = threadIdx.x; c < a.k; c += blockDim.x)
+        *reinterpret_cast<T*>(bs + staged_element<T, NT>(static_cast<uint32_t>(c), j)) =
+            j < ncols ? __ldg(col + c) : T(0.0f);
+    }
+  }
+}
+
+/// One lane's 8 slots (values and column indices) as raw 16-byte vectors.
+template <class T, class I>
+struct RawSlots {
+  static constexpr int kValueVecs = static_cast<int>(sizeof(T)) / 2;  // 8 slots: 16 or 32 B
+  static constexpr int kIndexVecs = static_cast<int>(sizeof(I)) / 2;
+  uint4 v[kValueVecs];
+  uint4 c[kIndexVecs];
+
+  __device__ __forceinline__ void load(const T* vals, const I* idx) {
+#pragma unroll
+    for (int i = 0; i < kValueVecs; ++i) v[i] = __ldg(reinterpret_cast<const uint4*>(vals) + i);
+#pragma unroll
+    for (int i = 0; i < kIndexVecs; ++i) c[i] = __ldg(reinterpret_cast<const uint4*>(idx) + i);
+  }
+  __device__ __forceinline__ void unpack(float (&val)[kSlotVector], uint32_t (&col)[kSlotVector]) const {
+    if constexpr (sizeof(T) == 2) {
+      __half tag[8];
+      detail::unpack(v[0], tag, val);
+    } else {
+      float a[4], b[4];
+      detail::unpack(v[0], a);
+      detail::unpack(v[1], b);
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        val[i] = a[i];
+        val[4 + i] = b[i];
+      }
+    }
+    if constexpr (sizeof(I) == 2) {
+      const uint32_t w[4] = {c[0].x, c[0].y, c[0].z, c[0].w};
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        col[2 * i] = w[i] & 0xFFFFu;
+        col[2 * i + 1] = w[i] >> 16;
+      }
+    } else {
+      const uint32_t w[8] = {c[0].x, c[0].y, c[0].z, c[0].w, c[1].x, c[1].y, c[1].z, c[1].w};
+#pragma unroll
+      for (int i = 0; i < 8; ++i) col[i] = w[i];
+    }
+  }
+};
+
+/// acc[j] += v * B[c, n0 + j] from the staged chunk.
+template <class T, int NT>
+__device__ __forceinline__ void gather_staged(float (&acc)[NT], const unsigned char* bs, float v,
+                                              uint32_t c) {
+  float b[NT];
+  load_staged<T, NT>(bs, c, b);
+#pragma unroll
+  for (int j = 0; j < NT; ++j) acc[j] = fmaf(v, b[j], acc[j]);
+}
+
+/// Sums the partial products of a row's G = 2^lanes_log2 lanes (a reduce-scatter: each level
+/// halves the columns a lane holds while columns remain, then plain butterflies) and writes the
+/// row's outputs. Every lane of the warp must call it.
+template <int NT>
+__device__ __forceinline__ void reduce_scatter_store(const SpmmArgs& a, float (&acc)[NT],
+                                                     int64_t row, bool active, int sub,
+                                                     int lanes_log2, int64_t n0, int ncols) {
+  constexpr int kLog2Nt = NT == 1 ? 0 : NT == 4 ? 2 : NT == 8 ? 3 : 4;
+  static_assert((1 << kLog2Nt) == NT, "NT is a power of two");
+  int col0 = 0, levels = 0;
+#pragma unroll
+  for (int i = 0; i < kLog2Nt; ++i) {
+    if (i >= lanes_log2) break;
+    const int off = 1 << (lanes_log2 - 1 - i);
+    const bool upper = (sub & off) != 0;
+    constexpr int kFull = NT;
+    const int half = kFull >> (i + 1);
+#pragma unroll
+    for (int j = 0; j < (NT >> (i + 1)); ++j) {
+      const float send = upper ? acc[j] : acc[j + (NT >> (i + 1))];
+      const float keep = upper ? acc[j + (NT >> (i + 1))] : acc[j];
+      acc[j] = keep + __shfl_xor_sync(0xffffffffu, send, off);
+    }
+    if (upper) col0 += half;
+    ++levels;
+  }
+  for (int off = (1 << lanes_log2) >> (levels + 1); off > 0; off >>= 1)
+    acc[0] += __shfl_xor_sync(0xffffffffu, acc[0], off);
+  // Lanes whose bits below the last halving are zero write; each holds NT >> levels columns.
+  const int low = ((1 << lanes_log2) >> levels) - 1;
+  if (!active || (sub & low) != 0) return;
+  const float alpha = alpha_float(a.scalars), beta = beta_float(a.scalars);
+  const int held = NT >> levels;
+#pragma unroll
+  for (int j = 0; j < NT; ++j)
+    if (j < held && col0 + j < ncols) detail::store_out(a.C, row, n0 + col0 + j, acc[j], alpha, beta);
+}
+
+template <class T, class I, int NT>
+__global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
+    slot_split_staged_kernel(SpmmArgs a, int lanes_log2, bool b_vec) {
+  extern __shared__ __align__(16) unsigned char bs[];
+  const int64_t n0 = static_cast<int64_t>(blockIdx.y) * NT;
+  const int ncols = static_cast<int>(a.n - n0 < NT ? a.n - n0 : NT);
+  const int lanes = 1 << lanes_log2;
+  const int sub = threadIdx.x & (lanes - 1);
+  const int64_t rows_per_pass = blockDim.x >> lanes_log2;
+  const int64_t pass_stride = static_cast<int64_t>(gridDim.x) * rows_per_pass;
+  const int first = sub * kSlotVector, step = lanes * kSlotVector;
+  const T* values = static_cast<const T*>(a.values);
+  const I* indices = static_cast<const I*>(a.indices);
+
+  // This lane's first 8 slots of its first row, requested before B is staged.
+  int64_t row = static_cast<int64_t>(blockIdx.x) * rows_per_pass + (threadIdx.x >> lanes_log2);
+  RawSlots<T, I> pre;
+  int pre_len = 0;
+  if (row < a.m) {
+    pre_len = a.row_len[row];
+    if (first < a.stride) pre.load(values + row * a.stride + first, indices + row * a.stride + first);
+  }
+  stage_b_chunk<T, NT>(a, n0, ncols, b_vec, bs);
+  __syncthreads();
+
+  // Persistent: every thread runs the same passes (the whole warp reaches the shuffles).
+  for (int64_t base = static_cast<int64_t>(blockIdx.x) * rows_per_pass; base < a.m;
+       base += pass_stride, row += pass_stride) {
+    const bool active = row < a.m;
+    const int len = active ? pre_len : 0;
+    float acc[NT];
+#pragma unroll
+    for (int j = 0; j < NT; ++j) acc[j] = 0.0f;
+    RawSlots<T, I> cur = pre;
+    const T* vals = values + row * a.stride;
+    const I* idx = indices + row * a.stride;
+    for (int p = first; p < len; p += step) {
+      RawSlots<T, I> next;
+      if (p + step < len) next.load(vals + p + step, idx + p + step);
+      float v[kSlotVector];
+      uint32_t c[kSlotVector];
+      cur.unpack(v, c);
+      if (p + kSlotVector <= len) {
+#pragma unroll
+        for (int e = 0; e < kSlotVector; ++e) gather_staged<T, NT>(acc, bs, v[e], c[e]);
+      } else {
+#pragma unroll
+        for (int e = 0; e < kSlotVector; ++e)
+          if (p + e < len) gather_staged<T, NT>(acc, bs, v[e], c[e]);
+      }
+      cur = next;
+    }
+    // The next pass's first slots, requested before this row's overflow and reduction.
+    const int64_t next_row = row + pass_stride;
+    if (next_row < a.m) {
+      pre_len = a.row_len[next_row];
+      if (first < a.stride)
+        pre.load(values + next_row * a.stride + first, indices + next_row * a.stride + first);
+    }
+    if (active && a.tail_ptr != nullptr) {  // HYB: this row's overflow, one slot per lane and step
+      const int64_t tail = a.m * a.stride;
+      const int end = a.tail_ptr[row + 1];
+      for (int t = a.tail_ptr[row] + sub; t < end; t += lanes)
+        gather_staged<T, NT>(acc, bs, to_float(values[tail + t]),
+                             static_cast<uint32_t>(indices[tail + t]));
+    }
+    reduce_scatter_store<NT>(a, acc, row, active, sub, lanes_log2, n0, ncols);
+  }
+}
+
+using Fn = void (*)(SpmmArgs, int, bool);
+
+template <class T, class I>
+struct StagedKernels {
+  static Fn pick(int nt) {
+    switch (nt) {
+      case 1: return slot_split_staged_kernel<T, I, 1>;
+      case 4: return slot_split_staged_kernel<T, I, 4>;
+      case 8: return slot_split_staged_kernel<T, I, 8>;
+      default: return slot_split_staged_kernel<T, I, 16>;
+    }
+  }
+  static int threads(int nt) {
+    switch (nt) {
+      case 1: return staged_threads<T, 1>();
+      case 4: return staged_threads<T, 4>();
+      case 8: return staged_threads<T, 8>();
+      default: return staged_threads<T, 16>();
+    }
+  }
+  static cudaError_t load(size_t smem_optin) {
+    for (int nt : kSlotNts) {
+      cudaFuncAttributes attr;
+      cudaError_t err = cudaFuncGetAttributes(&attr, pick(nt));
+      if (err == cudaSuccess && smem_optin > 0)
+        err = cudaFuncSetAttribute(pick(nt), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   static_cast<int>(smem_optin));
+      if (err != cudaSuccess) return err;
+    }
+    return cudaSuccess;
+  }
+};
+
+bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
+}  // namespace
+
+cudaError_t launch_slot_staged(const SpmmArgs& a, const EllConfig& cfg, cudaStream_t stream) {
+  const int elem = a.half ? 2 : 4;
+  int lanes_log2 = 0;
+  while ((1 << lanes_log2) < cfg.lanes) ++lanes_log2;
+  if (a.stride % kSlotVector != 0) return cudaErrorInvalidValue;  // rows must start 8-aligned
+  // 16-byte pieces of B's chunk rows: row-major, whole chunks, 16-byte aligned rows.
+  const bool b_vec = a.B.order == SPX_ORDER_ROW && cfg.nt * elem >= 16 && a.n % cfg.nt == 0 &&
+                     aligned16(a.B.ptr) && (a.B.ld * elem) % 16 == 0;
+  const unsigned chunks = static_cast<unsigned>((a.n + cfg.nt - 1) / cfg.nt);
+  Fn fn;
+  int threads;
+  if (a.half) {
+    fn = a.index16 ? StagedKernels<__half, uint16_t>::pick(cfg.nt) : StagedKernels<__half, int32_t>::pick(cfg.nt);
+    threads = StagedKernels<__half, uint16_t>::threads(cfg.nt);
+  } else {
+    fn = a.index16 ? StagedKernels<float, uint16_t>::pick(cfg.nt) : StagedKernels<float, int32_t>::pick(cfg.nt);
+    threads = StagedKernels<float, uint16_t>::threads(cfg.nt);
+  }
+  const size_t smem = static_cast<size_t>(slot_stage_bytes(a.k, cfg.nt, elem));
+  // As many blocks as fit on the GPU at once (each stages B once), no more than rows need.
+  const int per_sm = detail::resident_blocks(reinterpret_cast<const void*>(fn), threads, smem);
+  if (per_sm < 1) return cudaErrorInvalidConfiguration;
+  const int64_t rows_per_pass = threads >> lanes_log2;
+  const int64_t row_blocks = (a.m + rows_per_pass - 1) / rows_per_pass;
+  int64_t blocks = static_cast<int64_t>(per_sm) * (a.sm_count > 0 ? a.sm_count : 1) / chunks;
+  blocks = blocks < 1 ? 1 : (blocks > row_blocks ? row_blocks : blocks);
+  fn<<<dim3(static_cast<unsigned>(blocks), chunks), threads, smem, stream>>>(a, lanes_log2, b_vec);
+  return cudaGetLastError();
+}
+
+cudaError_t load_slot_staged(bool half, bool index16, size_t smem_optin) {
+  if (half)
+    return index16 ? StagedKernels<__half, uint16_t>::load(smem_optin)
+                   : StagedKernels<__half, int32_t>::load(smem_optin);
+  return index16 ? StagedKernels<float, uint16_t>::load(smem_optin)
+                 : StagedKernels<float, int32_t>::load(smem_optin);
+}
+
+}  // namespace spx::kernels::ell
