@@ -242,14 +242,26 @@ TEST_CASE("configuration rule: decode shapes split slots, large n tiles rows", "
   CHECK_FALSE(c.transpose_b);
   s.smem_optin = 232448;  // 4096 rows x 128 B = 512 KiB do not fit either
   CHECK(ek::choose_config(s).kind == ek::KernelKind::RowTile);
-  s.k = 1024;  // 128 KiB: B's rows staged, 16 warps per block
+  s.k = 1024;  // 129 rows of 128 B fit: fp16 on tensor cores
+  c = ek::choose_config(s);
+  CHECK(c.kind == ek::KernelKind::RowMma);
+  CHECK(c.splits == 1);  // 512 row groups x 16 chunks fill 16 warps x 132 SMs
+  CHECK(c.describe().find("row_mma") != std::string::npos);
+  s.value_bytes = 4;  // fp32: RowStaged, one block of 32 warps per SM (128 KiB of B)
   c = ek::choose_config(s);
   CHECK(c.kind == ek::KernelKind::RowStaged);
-  CHECK(c.warps == 16);
+  CHECK(c.warps == 32);
   CHECK(c.describe().find("row_staged") != std::string::npos);
-  s.m = 128;  // few row groups: smaller blocks over more SMs
+  s.k = 512;
+  CHECK(ek::choose_config(s).warps == 16);  // two blocks per SM
+  s.k = 1024;
+  s.m = 128;  // few rows x chunks: RowTile splits the rows over warps instead
   s.n = 128;
-  CHECK(ek::choose_config(s).warps == 4);
+  CHECK(ek::choose_config(s).kind == ek::KernelKind::RowTile);
+  s.value_bytes = 2;
+  c = ek::choose_config(s);
+  CHECK(c.kind == ek::KernelKind::RowMma);
+  CHECK(c.splits == 4);
   s.m = 4096;
   s.n = 1024;
   s.b_row_major = false;

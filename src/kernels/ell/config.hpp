@@ -1,15 +1,19 @@
 // Tile configurations of the ELL (uniform sparsity) kernels and the rule that picks one from the
 // shape. Plain C++ (no CUDA): the plan, the kernels and the CPU tests all include it.
 //
-// Three kernels share one plan layout (see README.md):
+// Four kernels share one plan layout (see README.md):
 //   SlotSplit  G lanes of a warp per row split the row's ELL slots (8 slots, 16 B of indices, per
 //              lane and step); every lane keeps NT fp32 accumulators (NT output columns); the G
 //              partial sums are reduced with shuffles. The decode kernel (n <= 16): all SMs busy
 //              from the split over the ELL width, A streamed with 16 B coalesced loads. With
 //              stage_b, B's k x NT chunk sits in shared memory (persistent blocks).
+//   RowMma     fp16, n > 16: B's chunk of 64 columns x k in shared memory (swizzled), a warp
+//              computes 8 A rows x 64 columns with mma.sync m16n8k16, B's rows gathered by
+//              ldmatrix.trans in the plan's bank order (spmm_rowmma.cu says how). The fp16
+//              large-n kernel whenever (k + 1) x 128 B fits in a block's shared memory.
 //   RowStaged  B's chunk of 128 bytes per row x k in shared memory; 8 lanes per A row each own
-//              16 bytes of it (one conflict-free 128-byte row per slot). The large-n kernel
-//              whenever k x 128 B fits in a block's shared memory.
+//              16 bytes of it (one conflict-free 128-byte row per slot), FFMA. The fp32 large-n
+//              kernel whenever k x 128 B fits and the shape has enough rows x chunks.
 //   RowTile    CL lanes per row and per CL*VN output columns (32/CL rows per warp); each lane
 //              owns VN consecutive columns and gathers B rows from global memory (a column-major
 //              B is transposed into the workspace first) with 16 B (or 8 B) loads; the row's
@@ -34,14 +38,16 @@ constexpr int kBlockThreads = 256;
 /// registers) put one pass of the grid over ~4000 rows, all of A's first loads in flight at once.
 /// Chunks of 32 B or more per row get half (their lanes need more than 64 registers).
 constexpr int kStagedThreads = 1024;
-/// Most threads per block of RowStaged (two blocks per SM at 64 registers).
-constexpr int kRowStagedMaxThreads = 512;
+/// Most threads per block of RowStaged (64 registers: one block of 32 warps per SM).
+constexpr int kRowStagedMaxThreads = 1024;
+/// Threads per block of RowMma (16 warps).
+constexpr int kMmaThreads = 512;
 /// Staged bytes per B row of RowStaged: 8 lanes x 16 B.
 constexpr int kRowStagedRowBytes = 128;
 static_assert(kBlockThreads % kWarp == 0, "a block is whole warps");
 static_assert(kSlotVector * 2 == 16, "a SlotSplit step reads 16 B of 16-bit indices");
 
-enum class KernelKind { SlotSplit = 0, RowTile = 1, RowStaged = 2 };
+enum class KernelKind { SlotSplit = 0, RowTile = 1, RowStaged = 2, RowMma = 3 };
 
 /// One kernel configuration: what spxSpMM_search chooses among.
 struct EllConfig {
@@ -50,14 +56,14 @@ struct EllConfig {
   int nt = 1;          ///< SlotSplit: output columns per lane and pass over A (1, 4, 8, 16)
   int vn = 4;          ///< RowTile: consecutive output columns per lane (16 B or 8 B of B's row)
   int col_lanes = 32;  ///< RowTile: lanes per row (8, 16, 32); the column chunk is col_lanes * vn
-  int splits = 1;      ///< RowTile: warps sharing one row's ELL width (1, 2, 4, 8)
+  int splits = 1;      ///< RowTile / RowMma: warps sharing a row's (group's) slots (1, 2, 4, 8)
   bool transpose_b = false;  ///< RowTile on a column-major B: B^T copied to the workspace
   /// SlotSplit: B's k x NT chunk is staged in shared memory by persistent blocks. A gather is then
   /// a shared-memory load (about 4-8 wavefronts per warp for 32 random rows) instead of an L1
   /// load of 32 distinct lines (32 wavefronts): at n <= 16 that L1 rate, about one slot per clock
   /// per SM, and not DRAM, is what bounded the global-gather kernel.
   bool stage_b = false;
-  int warps = 16;  ///< RowStaged: warps per block (4, 8, 16)
+  int warps = 16;  ///< RowStaged / RowMma: warps per block (RowStaged 4..32, RowMma 16)
 
   bool operator==(const EllConfig& o) const {
     return kind == o.kind && lanes == o.lanes && nt == o.nt && vn == o.vn &&
@@ -93,6 +99,15 @@ inline bool slot_stage_fits(const EllShape& s, int nt) {
 inline int64_t row_stage_bytes(int64_t k) { return k * kRowStagedRowBytes; }
 inline bool row_stage_fits(const EllShape& s) {
   return s.k > 0 && row_stage_bytes(s.k) <= s.smem_optin;
+}
+/// Shared-memory bytes of RowMma: k + 1 staged rows (the last one zero, for padding slots) and,
+/// with splits, each thread's 16 partial sums.
+inline int64_t row_mma_smem_bytes(int64_t k, int warps, int splits) {
+  return (k + 1) * kRowStagedRowBytes + (splits > 1 ? int64_t{warps} * kWarp * 16 * 4 : 0);
+}
+inline bool row_mma_fits(const EllShape& s, int splits) {
+  return s.value_bytes == 2 && s.k > 0 &&
+         row_mma_smem_bytes(s.k, kMmaThreads / kWarp, splits) <= s.smem_optin;
 }
 
 /// Smallest instantiated NT covering n (16 when n > 16: SlotSplit then loops over column chunks).
@@ -135,15 +150,31 @@ inline int slot_staged_lanes_for(const EllShape& s, int nt) {
   return lanes;
 }
 
-/// Warps per block of RowStaged: 16, halved (down to 4) while the row groups (4 rows per warp)
-/// would give fewer than two blocks per SM over all column chunks: small problems spread over
-/// more SMs (each block stages B's chunk, k x 128 B, once).
+/// Column chunks of the staged large-n kernels (128 B of B's row each).
+inline int64_t row_chunks(const EllShape& s) {
+  return (s.n * s.value_bytes + kRowStagedRowBytes - 1) / kRowStagedRowBytes;
+}
+
+/// Warps per block of RowStaged: 32 (one block per SM holds k x 128 B of B and 32 warps at 64
+/// registers; measured on H100 at 1024^3: 16 warps 72 us, 8 warps 107 us), 16 when two blocks
+/// fit in shared memory.
 inline int row_staged_warps_for(const EllShape& s) {
-  const int64_t chunks = (s.n * s.value_bytes + kRowStagedRowBytes - 1) / kRowStagedRowBytes;
-  const int64_t groups = (s.m + 3) / 4;
-  int warps = kRowStagedMaxThreads / kWarp;
-  while (warps > 4 && (groups + warps - 1) / warps * chunks < 2LL * s.sm_count) warps /= 2;
-  return warps;
+  return row_stage_bytes(s.k) * 2 <= s.smem_optin ? 16 : 32;
+}
+
+/// Whether RowStaged has enough work to fill the GPU: row groups (4 rows per warp) x chunks at
+/// least one warp per resident warp slot (32 per SM); below, RowTile splits rows over warps.
+inline bool row_staged_busy(const EllShape& s) {
+  return (s.m + 3) / 4 * row_chunks(s) >= 32LL * s.sm_count;
+}
+
+/// RowMma's splits: 1, doubled (up to 4) while row groups (8 rows per warp) x chunks x splits
+/// give fewer warps than 16 per SM.
+inline int row_mma_splits_for(const EllShape& s) {
+  const int64_t units = (s.m + 7) / 8 * row_chunks(s);
+  int splits = 1;
+  while (splits < 4 && units * splits < 16LL * s.sm_count) splits *= 2;
+  return splits;
 }
 
 /// RowTile's VN: a 16 B vector of B per lane when n fills a warp's 32 x 16 B, else 8 B.
@@ -172,7 +203,17 @@ inline int rowtile_splits_for(const EllShape& s, int vn, int cl) {
   return splits;
 }
 
-/// RowStaged for this shape (the rule's large-n choice when B's rows fit).
+/// RowMma for this shape (the rule's fp16 large-n choice when B's rows fit).
+inline EllConfig row_mma_config(const EllShape& s, int splits) {
+  EllConfig c;
+  c.kind = KernelKind::RowMma;
+  c.warps = kMmaThreads / kWarp;
+  c.splits = splits;
+  c.transpose_b = !s.b_row_major;
+  return c;
+}
+
+/// RowStaged for this shape (the rule's fp32 large-n choice when B's rows fit).
 inline EllConfig row_staged_config(const EllShape& s) {
   EllConfig c;
   c.kind = KernelKind::RowStaged;
@@ -182,9 +223,9 @@ inline EllConfig row_staged_config(const EllShape& s) {
 }
 
 /// THE choice rule: SlotSplit for n <= 16 (decode: A's bytes dominate), with B's chunk staged
-/// in shared memory whenever one column of it fits; above, RowStaged when k x 128 B fits in
-/// shared memory (B's gathers dominate: conflict-free 128-byte rows from shared memory), else
-/// RowTile (gathers from global memory).
+/// in shared memory whenever one column of it fits; above (B's gathers dominate), fp16 on tensor
+/// cores (RowMma) when (k + 1) x 128 B fits in shared memory, fp32 RowStaged when k x 128 B fits
+/// and rows x chunks fill the GPU, else RowTile (gathers from global memory, split rows).
 inline EllConfig choose_config(const EllShape& s) {
   EllConfig c;
   if (s.n <= 16) {
@@ -193,7 +234,9 @@ inline EllConfig choose_config(const EllShape& s) {
     c.stage_b = staged_nt > 0;
     c.nt = c.stage_b ? staged_nt : slot_nt_for(s.n);
     c.lanes = c.stage_b ? slot_staged_lanes_for(s, c.nt) : slot_lanes_for(s);
-  } else if (row_stage_fits(s)) {
+  } else if (row_mma_fits(s, row_mma_splits_for(s))) {
+    c = row_mma_config(s, row_mma_splits_for(s));
+  } else if (row_stage_fits(s) && row_staged_busy(s)) {
     c = row_staged_config(s);
   } else {
     c.kind = KernelKind::RowTile;
@@ -231,15 +274,17 @@ inline std::vector<EllConfig> candidate_configs(const EllShape& s) {
       slot.lanes = lanes;
       add(slot);
     }
-  // RowStaged: the rule's warps and a larger / smaller block.
+  // RowMma with the rule's splits and the neighbours; RowStaged (both block sizes).
+  if (s.n > 16) {
+    const int sp = row_mma_splits_for(s);
+    for (int splits : {sp, sp == 1 ? 2 : sp / 2})
+      if (row_mma_fits(s, splits)) add(row_mma_config(s, splits));
+  }
   if (row_stage_fits(s) && s.n > 8) {
     EllConfig rs = row_staged_config(s);
     add(rs);
-    if (s.n > 16) {
-      const int w = rs.warps;
-      rs.warps = w == 16 ? 8 : w * 2;
-      add(rs);
-    }
+    rs.warps = rs.warps == 32 ? 16 : 32;
+    if (s.n > 16) add(rs);
   }
   // RowTile: both vector widths with the rule's lanes and splits, then wider / narrower chunks
   // and more / fewer splits around the rule's choice.
@@ -266,6 +311,9 @@ inline std::string EllConfig::describe() const {
   if (kind == KernelKind::SlotSplit)
     return "slot_split lanes=" + std::to_string(lanes) + " nt=" + std::to_string(nt) +
            (stage_b ? " B in smem" : "");
+  if (kind == KernelKind::RowMma)
+    return "row_mma splits=" + std::to_string(splits) + " B rows of 128 B in smem, mma.sync" +
+           (transpose_b ? ", B^T in workspace" : "");
   if (kind == KernelKind::RowStaged)
     return "row_staged warps=" + std::to_string(warps) + " B rows of 128 B in smem" +
            (transpose_b ? ", B^T in workspace" : "");

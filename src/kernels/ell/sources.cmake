@@ -6,6 +6,7 @@ set(SPX_ELL_SOURCES
   kernels/ell/spmm_slot.cu
   kernels/ell/spmm_slot_staged.cu
   kernels/ell/spmm_rowstaged.cu
+  kernels/ell/spmm_rowmma.cu
   kernels/ell/spmm_rowtile.cu
   kernels/ell/spmm_launch.cu
   kernels/ell/pack_prune.cu)

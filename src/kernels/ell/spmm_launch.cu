@@ -49,6 +49,7 @@ cudaError_t spmm(const SpmmArgs& a, const EllConfig& cfg, cudaStream_t stream) {
   if (a.m == 0 || a.n == 0) return cudaSuccess;
   if (cfg.kind == KernelKind::SlotSplit) return launch_slot_split(a, cfg, stream);
   auto rows = [&](const void* b_rows, int64_t ldb) {
+    if (cfg.kind == KernelKind::RowMma) return launch_row_mma(a, cfg, b_rows, ldb, stream);
     return cfg.kind == KernelKind::RowStaged ? launch_row_staged(a, cfg, b_rows, ldb, stream)
                                              : launch_row_tile(a, cfg, b_rows, ldb, stream);
   };
@@ -65,6 +66,7 @@ cudaError_t spmm_load(bool half, bool index16, size_t smem_optin) {
   cudaError_t err = load_slot_split(half, index16, smem_optin);
   if (err == cudaSuccess) err = load_row_tile(half, index16);
   if (err == cudaSuccess) err = load_row_staged(half, index16, smem_optin);
+  if (err == cudaSuccess) err = load_row_mma(half, index16, smem_optin);
   if (err == cudaSuccess) err = load_transpose(half);
   return err;
 }

@@ -73,7 +73,7 @@ __device__ __forceinline__ void apply(float (&acc)[16 / sizeof(T)], const unsign
 }
 
 template <class T, class I>
-__global__ void __launch_bounds__(kRowStagedMaxThreads, 2)
+__global__ void __launch_bounds__(kRowStagedMaxThreads, 1)
     row_staged_kernel(SpmmArgs a, const T* B, int64_t ldb, bool b_vec) {
   extern __shared__ __align__(16) unsigned char bs[];
   constexpr int kVn = 16 / static_cast<int>(sizeof(T));  // columns per lane
@@ -143,8 +143,6 @@ __global__ void __launch_bounds__(kRowStagedMaxThreads, 2)
       if (col + j < a.n) detail::store_out(a.C, row, col + j, acc[j], alpha, beta);
   }
 }
-
-using Fn = void (*)(SpmmArgs, const void*, int64_t, bool);
 
 template <class T, class I>
 void launch_typed(const SpmmArgs& a, const void* b, int64_t ldb, bool b_vec, dim3 grid, int threads,

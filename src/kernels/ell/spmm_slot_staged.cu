@@ -233,13 +233,16 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
   const T* values = static_cast<const T*>(a.values);
   const I* indices = static_cast<const I*>(a.indices);
 
-  // This lane's first 8 slots of its first row, requested before B is staged.
+  // This lane's first two steps (8 slots each) of its first row, requested before B is staged:
+  // at decode sizes one pass of the grid covers most rows, so these loads are most of A.
   int64_t row = static_cast<int64_t>(blockIdx.x) * rows_per_pass + (threadIdx.x >> lanes_log2);
-  RawSlots<T, I> pre;
+  RawSlots<T, I> cur, next;  // steps p and p + step of the row being walked
   int pre_len = 0;
   if (row < a.m) {
     pre_len = a.row_len[row];
-    if (first < a.stride) pre.load(values + row * a.stride + first, indices + row * a.stride + first);
+    const int64_t at = row * a.stride + first;
+    if (first < a.stride) cur.load(values + at, indices + at);
+    if (first + step < a.stride) next.load(values + at + step, indices + at + step);
   }
   stage_b_chunk<T, NT>(a, n0, ncols, b_vec, bs);
   __syncthreads();
@@ -252,15 +255,14 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
     float acc[NT];
 #pragma unroll
     for (int j = 0; j < NT; ++j) acc[j] = 0.0f;
-    RawSlots<T, I> cur = pre;
     const T* vals = values + row * a.stride;
     const I* idx = indices + row * a.stride;
     for (int p = first; p < len; p += step) {
-      RawSlots<T, I> next;
-      if (p + step < len) next.load(vals + p + step, idx + p + step);
       float v[kSlotVector];
       uint32_t c[kSlotVector];
       cur.unpack(v, c);
+      // Two steps in flight: cur's registers take the step after next before the gathers.
+      if (p + 2 * step < len) cur.load(vals + p + 2 * step, idx + p + 2 * step);
       if (p + kSlotVector <= len) {
 #pragma unroll
         for (int e = 0; e < kSlotVector; ++e) gather_staged<T, NT>(acc, bs, v[e], c[e]);
@@ -269,14 +271,17 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
         for (int e = 0; e < kSlotVector; ++e)
           if (p + e < len) gather_staged<T, NT>(acc, bs, v[e], c[e]);
       }
+      const RawSlots<T, I> t = cur;
       cur = next;
+      next = t;
     }
-    // The next pass's first slots, requested before this row's overflow and reduction.
+    // The next pass's first two steps, requested before this row's overflow and reduction.
     const int64_t next_row = row + pass_stride;
     if (next_row < a.m) {
       pre_len = a.row_len[next_row];
-      if (first < a.stride)
-        pre.load(values + next_row * a.stride + first, indices + next_row * a.stride + first);
+      const int64_t at = next_row * a.stride + first;
+      if (first < a.stride) cur.load(values + at, indices + at);
+      if (first + step < a.stride) next.load(values + at + step, indices + at + step);
     }
     if (active && a.tail_ptr != nullptr) {  // HYB: this row's overflow, one slot per lane and step
       const int64_t tail = a.m * a.stride;
