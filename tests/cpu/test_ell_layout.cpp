@@ -253,16 +253,32 @@ TEST_CASE("configuration rule: decode shapes split slots, large n tiles rows", "
   CHECK(c.warps == 32);
   CHECK(c.describe().find("row_staged") != std::string::npos);
   s.k = 512;
-  CHECK(ek::choose_config(s).warps == 16);  // two blocks per SM
+  CHECK(ek::choose_config(s).warps == 32);  // measured: 32 warps beat 16 at k = 512 too
   s.k = 1024;
   s.m = 128;  // few rows x chunks: RowTile splits the rows over warps instead
   s.n = 128;
   CHECK(ek::choose_config(s).kind == ek::KernelKind::RowTile);
-  s.value_bytes = 2;
+  s.value_bytes = 2;  // fp16 too: 32 row groups x 2 chunks, under 2 per SM
+  CHECK(ek::choose_config(s).kind == ek::KernelKind::RowTile);
+  s.m = 512;  // 64 row groups x 16 chunks: RowMma, two splits
+  s.n = 1024;
   c = ek::choose_config(s);
   CHECK(c.kind == ek::KernelKind::RowMma);
-  CHECK(c.splits == 4);
-  s.m = 4096;
+  CHECK(c.splits == 2);
+  CHECK(c.mma_cols == 64);
+  s.m = 4096;  // decode, fp16, 8 < n <= 16: RowMma on 16 columns, 8 splits of 512 row groups
+  s.k = 4096;
+  s.n = 16;
+  c = ek::choose_config(s);
+  CHECK(c.kind == ek::KernelKind::RowMma);
+  CHECK(c.mma_cols == 16);
+  CHECK(c.splits == 8);
+  s.n = 8;  // SlotSplit, with RowMma among the candidates
+  CHECK(ek::choose_config(s).kind == ek::KernelKind::SlotSplit);
+  bool mma16 = false;
+  for (const auto& k : ek::candidate_configs(s)) mma16 |= k.kind == ek::KernelKind::RowMma;
+  CHECK(mma16);
+  s.k = 1024;
   s.n = 1024;
   s.b_row_major = false;
   CHECK(ek::choose_config(s).transpose_b);

@@ -63,12 +63,13 @@ struct EllConfig {
   /// load of 32 distinct lines (32 wavefronts): at n <= 16 that L1 rate, about one slot per clock
   /// per SM, and not DRAM, is what bounded the global-gather kernel.
   bool stage_b = false;
-  int warps = 16;  ///< RowStaged / RowMma: warps per block (RowStaged 4..32, RowMma 16)
+  int warps = 16;  ///< RowStaged / RowMma: warps per block (RowStaged 16, 32; RowMma 16)
+  int mma_cols = 64;  ///< RowMma: columns per warp and chunk (64: n > 16; 16: decode)
 
   bool operator==(const EllConfig& o) const {
     return kind == o.kind && lanes == o.lanes && nt == o.nt && vn == o.vn &&
            col_lanes == o.col_lanes && splits == o.splits && transpose_b == o.transpose_b &&
-           stage_b == o.stage_b && warps == o.warps;
+           stage_b == o.stage_b && warps == o.warps && mma_cols == o.mma_cols;
   }
   std::string describe() const;
 };
@@ -100,14 +101,17 @@ inline int64_t row_stage_bytes(int64_t k) { return k * kRowStagedRowBytes; }
 inline bool row_stage_fits(const EllShape& s) {
   return s.k > 0 && row_stage_bytes(s.k) <= s.smem_optin;
 }
-/// Shared-memory bytes of RowMma: k + 1 staged rows (the last one zero, for padding slots) and,
-/// with splits, each thread's 16 partial sums.
-inline int64_t row_mma_smem_bytes(int64_t k, int warps, int splits) {
-  return (k + 1) * kRowStagedRowBytes + (splits > 1 ? int64_t{warps} * kWarp * 16 * 4 : 0);
+/// Shared-memory bytes of RowMma with `cols` columns per chunk (fp16): k + 1 staged rows (the
+/// last one zero, for padding slots) and, with splits, each thread's cols / 4 partial sums.
+inline int64_t row_mma_smem_bytes(int64_t k, int warps, int splits, int cols) {
+  return (k + 1) * cols * 2 + (splits > 1 ? int64_t{warps} * kWarp * (cols / 4) * 4 : 0);
 }
-inline bool row_mma_fits(const EllShape& s, int splits) {
+/// Warps per block of RowMma: 16 (128 registers; 64 would spill: the next block's loads are
+/// held while the current one is multiplied).
+inline int row_mma_warps(int) { return kMmaThreads / kWarp; }
+inline bool row_mma_fits(const EllShape& s, int splits, int cols = 64) {
   return s.value_bytes == 2 && s.k > 0 &&
-         row_mma_smem_bytes(s.k, kMmaThreads / kWarp, splits) <= s.smem_optin;
+         row_mma_smem_bytes(s.k, row_mma_warps(cols), splits, cols) <= s.smem_optin;
 }
 
 /// Smallest instantiated NT covering n (16 when n > 16: SlotSplit then loops over column chunks).
@@ -155,25 +159,33 @@ inline int64_t row_chunks(const EllShape& s) {
   return (s.n * s.value_bytes + kRowStagedRowBytes - 1) / kRowStagedRowBytes;
 }
 
-/// Warps per block of RowStaged: 32 (one block per SM holds k x 128 B of B and 32 warps at 64
-/// registers; measured on H100 at 1024^3: 16 warps 72 us, 8 warps 107 us), 16 when two blocks
-/// fit in shared memory.
-inline int row_staged_warps_for(const EllShape& s) {
-  return row_stage_bytes(s.k) * 2 <= s.smem_optin ? 16 : 32;
-}
+/// Warps per block of RowStaged: 32, one block per SM at 64 registers (measured on H100, fp32:
+/// 1024^3 60 % 90 us vs 108 us with 16 warps; 512^2 x 1024 27 vs 30 us).
+inline int row_staged_warps_for(const EllShape&) { return kRowStagedMaxThreads / kWarp; }
 
-/// Whether RowStaged has enough work to fill the GPU: row groups (4 rows per warp) x chunks at
-/// least one warp per resident warp slot (32 per SM); below, RowTile splits rows over warps.
+/// Whether RowStaged has enough work: row groups (4 rows per warp) x chunks at least 16 warps
+/// per SM (fp32 512^2 x 1024: 4096 units, 27 us against RowTile's 34; 1024^2 x 128: 1024 units,
+/// 34 us against RowTile's 21, which splits rows over warps).
 inline bool row_staged_busy(const EllShape& s) {
-  return (s.m + 3) / 4 * row_chunks(s) >= 32LL * s.sm_count;
+  return (s.m + 3) / 4 * row_chunks(s) >= 16LL * s.sm_count;
 }
 
-/// RowMma's splits: 1, doubled (up to 4) while row groups (8 rows per warp) x chunks x splits
-/// give fewer warps than 16 per SM.
+/// RowMma (64 columns) work units: row groups of 8 x column chunks.
+inline int64_t row_mma_units(const EllShape& s) { return (s.m + 7) / 8 * row_chunks(s); }
+
+/// RowMma's splits (64 columns): 1 from 8 units per SM, 2 from 4, else 4; the split sums meet at
+/// a block barrier, which cost 10 % at 1024^3 (H100: 56 us unsplit, 62 us with 2 splits).
 inline int row_mma_splits_for(const EllShape& s) {
-  const int64_t units = (s.m + 7) / 8 * row_chunks(s);
+  const int64_t units = row_mma_units(s);
+  return units >= 8LL * s.sm_count ? 1 : units >= 4LL * s.sm_count ? 2 : 4;
+}
+
+/// RowMma for decode (16 columns): splits doubled (up to 8) while the row groups x chunks x
+/// splits give fewer warps than 16 per SM (4096 rows: 512 groups, 8 splits).
+inline int row_mma16_splits_for(const EllShape& s) {
+  const int64_t units = (s.m + 7) / 8 * ((s.n + 15) / 16);
   int splits = 1;
-  while (splits < 4 && units * splits < 16LL * s.sm_count) splits *= 2;
+  while (splits < 8 && units * splits < 16LL * s.sm_count) splits *= 2;
   return splits;
 }
 
@@ -203,11 +215,12 @@ inline int rowtile_splits_for(const EllShape& s, int vn, int cl) {
   return splits;
 }
 
-/// RowMma for this shape (the rule's fp16 large-n choice when B's rows fit).
-inline EllConfig row_mma_config(const EllShape& s, int splits) {
+/// RowMma for this shape with `cols` columns per warp.
+inline EllConfig row_mma_config(const EllShape& s, int splits, int cols = 64) {
   EllConfig c;
   c.kind = KernelKind::RowMma;
-  c.warps = kMmaThreads / kWarp;
+  c.mma_cols = cols;
+  c.warps = row_mma_warps(cols);
   c.splits = splits;
   c.transpose_b = !s.b_row_major;
   return c;
@@ -222,19 +235,22 @@ inline EllConfig row_staged_config(const EllShape& s) {
   return c;
 }
 
-/// THE choice rule: SlotSplit for n <= 16 (decode: A's bytes dominate), with B's chunk staged
-/// in shared memory whenever one column of it fits; above (B's gathers dominate), fp16 on tensor
-/// cores (RowMma) when (k + 1) x 128 B fits in shared memory, fp32 RowStaged when k x 128 B fits
-/// and rows x chunks fill the GPU, else RowTile (gathers from global memory, split rows).
+/// THE choice rule. Decode (n <= 16, A's bytes dominate): fp16 with 8 < n <= 16 on tensor cores
+/// (RowMma, 16 columns) when (k + 1) x 32 B fits in shared memory, else SlotSplit with B's chunk
+/// staged whenever one column of it fits. Above (B's gathers dominate): fp16 RowMma (64 columns)
+/// when (k + 1) x 128 B fits and the shape has >= 2 row groups x chunks per SM, fp32 RowStaged
+/// when k x 128 B fits and rows x chunks fill the GPU, else RowTile (global gathers, split rows).
 inline EllConfig choose_config(const EllShape& s) {
   EllConfig c;
-  if (s.n <= 16) {
+  if (s.n > 8 && s.n <= 16 && row_mma_fits(s, row_mma16_splits_for(s), 16)) {
+    c = row_mma_config(s, row_mma16_splits_for(s), 16);
+  } else if (s.n <= 16) {
     c.kind = KernelKind::SlotSplit;
     const int staged_nt = slot_staged_nt_for(s);
     c.stage_b = staged_nt > 0;
     c.nt = c.stage_b ? staged_nt : slot_nt_for(s.n);
     c.lanes = c.stage_b ? slot_staged_lanes_for(s, c.nt) : slot_lanes_for(s);
-  } else if (row_mma_fits(s, row_mma_splits_for(s))) {
+  } else if (row_mma_units(s) >= 2LL * s.sm_count && row_mma_fits(s, row_mma_splits_for(s))) {
     c = row_mma_config(s, row_mma_splits_for(s));
   } else if (row_stage_fits(s) && row_staged_busy(s)) {
     c = row_staged_config(s);
@@ -279,6 +295,10 @@ inline std::vector<EllConfig> candidate_configs(const EllShape& s) {
     const int sp = row_mma_splits_for(s);
     for (int splits : {sp, sp == 1 ? 2 : sp / 2})
       if (row_mma_fits(s, splits)) add(row_mma_config(s, splits));
+  } else {
+    const int sp = row_mma16_splits_for(s);
+    for (int splits : {sp, sp == 8 ? 4 : sp * 2})
+      if (row_mma_fits(s, splits, 16)) add(row_mma_config(s, splits, 16));
   }
   if (row_stage_fits(s) && s.n > 8) {
     EllConfig rs = row_staged_config(s);
@@ -312,8 +332,8 @@ inline std::string EllConfig::describe() const {
     return "slot_split lanes=" + std::to_string(lanes) + " nt=" + std::to_string(nt) +
            (stage_b ? " B in smem" : "");
   if (kind == KernelKind::RowMma)
-    return "row_mma splits=" + std::to_string(splits) + " B rows of 128 B in smem, mma.sync" +
-           (transpose_b ? ", B^T in workspace" : "");
+    return "row_mma cols=" + std::to_string(mma_cols) + " splits=" + std::to_string(splits) +
+           " B in smem, mma.sync" + (transpose_b ? ", B^T in workspace" : "");
   if (kind == KernelKind::RowStaged)
     return "row_staged warps=" + std::to_string(warps) + " B rows of 128 B in smem" +
            (transpose_b ? ", B^T in workspace" : "");

@@ -1,7 +1,10 @@
-// RowMma: the fp16 large-n kernel (n > 16) on tensor cores. B's chunk of 64 columns (128 B per
+// RowMma: fp16 SpMM on tensor cores. B's chunk of 16 x kTiles columns (32 x kTiles bytes per
 // row) x k is staged in shared memory (plus one zero row at index k), its rows XOR-swizzled in
-// 16-byte pieces; a warp computes 8 A rows x 64 columns with mma.sync m16n8k16 (fp16 in, fp32
-// accumulate) and gathers B's rows with ldmatrix.trans.
+// 16-byte pieces; a warp computes 8 A rows x 16 kTiles columns with mma.sync m16n8k16 (fp16 in,
+// fp32 accumulate) and gathers B's rows with ldmatrix.trans. kTiles = 4 (64 columns) is the
+// large-n kernel; kTiles = 1 (16 columns) the decode kernel for 8 < n <= 16, where it needs a
+// third of SlotSplit's instructions per slot (and its next 64 slots are requested before the
+// current ones are multiplied: A comes from DRAM there).
 //
 // The product, for 8 rows r_0..r_7 and 16 columns, as one mma (M = columns, K = 16 slots,
 // N = the 8 rows):
@@ -24,13 +27,20 @@
 namespace spx::kernels::ell {
 namespace {
 
-constexpr int kRowBytes = kRowStagedRowBytes;  ///< 64 fp16 columns
-constexpr int kCols = kRowBytes / 2;
-constexpr int kTiles = kCols / 16;             ///< mma M tiles per warp
-constexpr int kGroupRows = 8;                  ///< mma N: A rows per warp
-constexpr int kBlock = 64;                     ///< slots per bank-order block (8 sets of 8)
-constexpr int kAcc = kTiles * 4;               ///< fp32 accumulators per thread
-static_assert(kTiles == 4, "a warp covers 64 columns");
+constexpr int kGroupRows = 8;  ///< mma N: A rows per warp
+constexpr int kBlock = 64;     ///< slots per bank-order block (8 sets of 8)
+
+/// Shape of the kTiles variant: staged row bytes, columns, threads.
+template <int kTiles>
+struct MmaShape {
+  static_assert(kTiles == 1 || kTiles == 4, "16 or 64 columns per warp");
+  static constexpr int kRowBytes = 32 * kTiles;
+  static constexpr int kCols = 16 * kTiles;
+  static constexpr int kPieces = kRowBytes / 16;
+  static constexpr int kShift = kPieces == 2 ? 2 : 0;  // log2(8 / pieces)
+  static constexpr int kAcc = kTiles * 4;              // fp32 accumulators per thread
+  static constexpr int kThreads = kMmaThreads;  // 128 registers: 16 warps per SM
+};
 
 __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t addr, uint32_t (&r)[4]) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
@@ -47,9 +57,16 @@ __device__ __forceinline__ void mma_16816(float (&d)[4], const uint32_t (&a)[4],
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-/// Byte offset of 16-byte piece q of staged row c: bank group q ^ (c mod 8).
+/// XOR applied to the 16-byte piece index of staged row c: with distinct c mod 8, a fixed piece
+/// of 8 rows lands in 8 distinct bank groups (128-byte rows: q ^ c mod 8; 32-byte rows, whose
+/// two pieces sit in groups 2 (c mod 4) + q: q ^ bit 2 of c).
+template <int kTiles>
+__device__ __forceinline__ uint32_t piece_swizzle(uint32_t c) {
+  return (c >> MmaShape<kTiles>::kShift) & (MmaShape<kTiles>::kPieces - 1);
+}
+template <int kTiles>
 __device__ __forceinline__ uint32_t piece_offset(uint32_t c, uint32_t q) {
-  return c * kRowBytes + ((q ^ (c & 7u)) << 4);
+  return c * MmaShape<kTiles>::kRowBytes + ((q ^ piece_swizzle<kTiles>(c)) << 4);
 }
 
 /// Column index e (0..7) of 8 16-bit or 32-bit indices held as raw vectors.
@@ -72,19 +89,82 @@ struct Index8 {
   }
 };
 
+/// One 64-slot block of a warp's 8 rows, as this lane loads it: its values (row r0 + g,
+/// positions 16 t4 + 0..15) and, per j, its ldmatrix row's 8 indices.
 template <class I>
-__global__ void __launch_bounds__(kMmaThreads, 1)
+struct BlockData {
+  uint4 va, vb;
+  Index8<I> idx[4];
+};
+
+template <class I, int kTiles>
+__global__ void __launch_bounds__(MmaShape<kTiles>::kThreads, 1)
     row_mma_kernel(SpmmArgs a, const __half* B, int64_t ldb, bool b_vec, int splits_log2) {
+  using Shape = MmaShape<kTiles>;
+  constexpr int kRowBytes = Shape::kRowBytes, kCols = Shape::kCols, kAcc = Shape::kAcc;
   extern __shared__ __align__(16) unsigned char smem[];
   unsigned char* bs = smem;
   const int64_t n0 = static_cast<int64_t>(blockIdx.y) * kCols;
 
-  // Stage B[:, n0 : n0 + 64] (zeros past n), swizzled, and the zero row k.
-  const int64_t pieces = (a.k + 1) * 8;
-#pragma unroll 4
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int g = lane >> 2, t4 = lane & 3;   // mma fragment coordinates
+  const int mi = lane >> 3, li = lane & 7;  // ldmatrix: matrix and row this lane addresses
+  const int splits = 1 << splits_log2;
+  const int part = warp & (splits - 1);
+  const int slots_per_block = (blockDim.x >> 5) >> splits_log2;  // row groups per block and pass
+  const int slot = warp >> splits_log2;
+  const __half* values = static_cast<const __half*>(a.values);
+  const I* indices = static_cast<const I*>(a.indices);
+  const int64_t groups = (a.m + kGroupRows - 1) / kGroupRows;
+
+  // A row group's lengths and the loads of one of its blocks (positions p0 .. p0 + 63).
+  struct Lens {
+    int v;     // this thread's values row
+    int i[4];  // its ldmatrix row per j
+  };
+  auto lens_of = [&](int64_t group) {
+    Lens l{};
+    const int64_t r0 = group * kGroupRows;
+    const bool live = group < groups;
+    l.v = live && r0 + g < a.m ? a.row_len[r0 + g] : 0;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const int64_t r = r0 + 2 * j + (mi >> 1);
+      l.i[j] = live && r < a.m ? a.row_len[r] : 0;
+    }
+    return l;
+  };
+  auto load_block = [&](int64_t group, const Lens& l, int64_t p0, BlockData<I>& d) {
+    const int64_t r0 = group * kGroupRows;
+    d.va = make_uint4(0, 0, 0, 0);
+    d.vb = d.va;
+    const int64_t pv = p0 + 16 * t4;
+    if (l.v > 0 && pv < a.stride) {
+      const __half* src = values + (r0 + g) * a.stride + pv;
+      d.va = __ldg(reinterpret_cast<const uint4*>(src));
+      if (pv + 8 < a.stride) d.vb = __ldg(reinterpret_cast<const uint4*>(src) + 1);
+    }
+    const int64_t pi = p0 + 8 * li;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const int64_t r = r0 + 2 * j + (mi >> 1);
+      if (l.i[j] > 0 && pi < a.stride) d.idx[j].load(indices + r * a.stride + pi);
+      else d.idx[j].zero();
+    }
+  };
+
+  // The first row group's first block is requested before B is staged (decode: A is in DRAM).
+  int64_t group = static_cast<int64_t>(blockIdx.x) * slots_per_block + slot;
+  Lens lens = lens_of(group);
+  BlockData<I> cur;
+  load_block(group, lens, static_cast<int64_t>(part) * kBlock, cur);
+
+  // Stage B[:, n0 : n0 + kCols] (zeros past n), swizzled, and the zero row k.
+  const int64_t pieces = (a.k + 1) * Shape::kPieces;
+#pragma unroll 8
   for (int64_t i = threadIdx.x; i < pieces; i += blockDim.x) {
-    const int64_t r = i / 8;
-    const int q = static_cast<int>(i % 8);
+    const int64_t r = i / Shape::kPieces;
+    const int q = static_cast<int>(i % Shape::kPieces);
     const int64_t c0 = n0 + q * 8;
     uint4 u = make_uint4(0, 0, 0, 0);
     if (r < a.k) {
@@ -97,44 +177,30 @@ __global__ void __launch_bounds__(kMmaThreads, 1)
         u = *reinterpret_cast<const uint4*>(e);
       }
     }
-    *reinterpret_cast<uint4*>(bs + piece_offset(static_cast<uint32_t>(r), static_cast<uint32_t>(q))) = u;
+    *reinterpret_cast<uint4*>(
+        bs + piece_offset<kTiles>(static_cast<uint32_t>(r), static_cast<uint32_t>(q))) = u;
   }
   float* partial = reinterpret_cast<float*>(smem + (a.k + 1) * kRowBytes);  // splits > 1
   __syncthreads();
 
   const uint32_t bs_addr = static_cast<uint32_t>(__cvta_generic_to_shared(bs));
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int g = lane >> 2, t4 = lane & 3;   // mma fragment coordinates
-  const int mi = lane >> 3, li = lane & 7;  // ldmatrix: matrix and row this lane addresses
-  const int splits = 1 << splits_log2;
-  const int part = warp & (splits - 1);
-  const int slots_per_block = (blockDim.x >> 5) >> splits_log2;  // row groups per block and pass
-  const int slot = warp >> splits_log2;
   // This lane's ldmatrix piece for tile t: (2 t + (mi & 1)), pre-shifted to bits 4..6.
   uint32_t toff[kTiles];
 #pragma unroll
   for (int t = 0; t < kTiles; ++t) toff[t] = static_cast<uint32_t>(2 * t + (mi & 1)) << 4;
   const uint32_t zero_row = static_cast<uint32_t>(a.k);
-  const __half* values = static_cast<const __half*>(a.values);
-  const I* indices = static_cast<const I*>(a.indices);
-  const int64_t groups = (a.m + kGroupRows - 1) / kGroupRows;
   const float alpha = alpha_float(a.scalars), beta = beta_float(a.scalars);
+  const int64_t pass = static_cast<int64_t>(gridDim.x) * slots_per_block;
 
   // Every warp of the block runs the same passes (the split sums meet at __syncthreads).
   for (int64_t base = static_cast<int64_t>(blockIdx.x) * slots_per_block; base < groups;
-       base += static_cast<int64_t>(gridDim.x) * slots_per_block) {
-    const int64_t group = base + slot;
+       base += pass, group += pass) {
     const bool live = group < groups;
     const int64_t r0 = group * kGroupRows;
-    // Row of this thread's values (B operand column g), and of its ldmatrix rows (one per j).
-    const int64_t row_v = r0 + g;
-    const int len_v = live && row_v < a.m ? a.row_len[row_v] : 0;
+    const int len_v = lens.v;
     int len_i[4];
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const int64_t r = r0 + 2 * j + (mi >> 1);
-      len_i[j] = live && r < a.m ? a.row_len[r] : 0;
-    }
+    for (int j = 0; j < 4; ++j) len_i[j] = lens.i[j];
     const int max_len = __reduce_max_sync(0xffffffffu, len_v);
     const int min_len = __reduce_min_sync(0xffffffffu, len_v);
     const int blocks = (max_len + kBlock - 1) / kBlock;
@@ -144,28 +210,25 @@ __global__ void __launch_bounds__(kMmaThreads, 1)
 #pragma unroll
       for (int i = 0; i < 4; ++i) acc[t][i] = 0.0f;
 
+    if (part >= blocks && group + pass < groups) {  // no block here: just request the next group's
+      lens = lens_of(group + pass);
+      load_block(group + pass, lens, static_cast<int64_t>(part) * kBlock, cur);
+    }
     for (int blk = part; blk < blocks; blk += splits) {
       const int64_t p0 = static_cast<int64_t>(blk) * kBlock;
-      // Values: this thread's row, positions p0 + 16 t4 + 0..15 (slots 2 t4, 2 t4 + 1 of the 8 sets).
-      uint4 va = make_uint4(0, 0, 0, 0), vb = va;
-      const int64_t pv = p0 + 16 * t4;
-      if (len_v > 0 && pv < a.stride) {
-        const __half* src = values + row_v * a.stride + pv;
-        va = __ldg(reinterpret_cast<const uint4*>(src));
-        if (pv + 8 < a.stride) vb = __ldg(reinterpret_cast<const uint4*>(src) + 1);
-      }
-      // Indices: for each j, this lane's ldmatrix row: positions p0 + 8 li + 0..7.
-      Index8<I> idx[4];
       const int64_t pi = p0 + 8 * li;
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const int64_t r = r0 + 2 * j + (mi >> 1);
-        if (len_i[j] > 0 && pi < a.stride) idx[j].load(indices + r * a.stride + pi);
-        else idx[j].zero();
+      BlockData<I> d = cur;
+      // The next block of this group (or the next group's first) while this one is multiplied.
+      if (blk + splits < blocks) {
+        load_block(group, lens, p0 + static_cast<int64_t>(splits) * kBlock, cur);
+      } else if (group + pass < groups) {
+        lens = lens_of(group + pass);
+        load_block(group + pass, lens, static_cast<int64_t>(part) * kBlock, cur);
       }
+      const Index8<I>* idx = d.idx;
       const bool full = p0 + kBlock <= min_len;  // warp-uniform: no slot of the block is padding
-      const uint32_t* va32 = reinterpret_cast<const uint32_t*>(&va);
-      const uint32_t* vb32 = reinterpret_cast<const uint32_t*>(&vb);
+      const uint32_t* va32 = reinterpret_cast<const uint32_t*>(&d.va);
+      const uint32_t* vb32 = reinterpret_cast<const uint32_t*>(&d.vb);
 #pragma unroll
       for (int e = 0; e < 8; ++e) {
         // Slots 2 t4 and 2 t4 + 1 of set e: positions pv + e and pv + 8 + e (halves of va / vb).
@@ -177,7 +240,7 @@ __global__ void __launch_bounds__(kMmaThreads, 1)
           uint32_t c = idx[j].get(e);
           if (!full && pi + e >= len_i[j]) c = zero_row;  // padding gathers the zero row
           const uint32_t row_base = bs_addr + c * kRowBytes;
-          const uint32_t sw = (c & 7u) << 4;
+          const uint32_t sw = piece_swizzle<kTiles>(c) << 4;
           const uint32_t b0 = g == 2 * j ? pk : 0u;
           const uint32_t b1 = g == 2 * j + 1 ? pk : 0u;
 #pragma unroll
@@ -206,7 +269,7 @@ __global__ void __launch_bounds__(kMmaThreads, 1)
             for (int hi = 0; hi < 2; ++hi) {
               const int col = 16 * t + g + 8 * hi;
               const __half bv = *reinterpret_cast<const __half*>(
-                  bs + piece_offset(c, static_cast<uint32_t>(col / 8)) + (col % 8) * 2);
+                  bs + piece_offset<kTiles>(c, static_cast<uint32_t>(col / 8)) + (col % 8) * 2);
               acc[t][h + 2 * hi] = fmaf(v, __half2float(bv), acc[t][h + 2 * hi]);
             }
         }
@@ -241,26 +304,28 @@ __global__ void __launch_bounds__(kMmaThreads, 1)
   }
 }
 
+template <int kTiles>
 const void* kernel_of(bool index16) {
-  return index16 ? reinterpret_cast<const void*>(row_mma_kernel<uint16_t>)
-                 : reinterpret_cast<const void*>(row_mma_kernel<int32_t>);
+  return index16 ? reinterpret_cast<const void*>(row_mma_kernel<uint16_t, kTiles>)
+                 : reinterpret_cast<const void*>(row_mma_kernel<int32_t, kTiles>);
 }
 
-}  // namespace
-
-cudaError_t launch_row_mma(const SpmmArgs& a, const EllConfig& cfg, const void* b_rows, int64_t ldb,
-                           cudaStream_t stream) {
+template <int kTiles>
+cudaError_t launch_tiles(const SpmmArgs& a, const EllConfig& cfg, const void* b_rows, int64_t ldb,
+                         cudaStream_t stream) {
+  using Shape = MmaShape<kTiles>;
   int splits_log2 = 0;
   while ((1 << splits_log2) < cfg.splits) ++splits_log2;
   const int threads = cfg.warps * 32;
   if (!a.half || a.stride % kSlotVector != 0 || (1 << splits_log2) != cfg.splits ||
-      threads > kMmaThreads || cfg.warps % cfg.splits != 0)
+      threads > Shape::kThreads || cfg.warps % cfg.splits != 0)
     return cudaErrorInvalidValue;
   const bool b_vec = reinterpret_cast<uintptr_t>(b_rows) % 16 == 0 && (ldb * 2) % 16 == 0;
-  const int64_t chunks = (a.n + kCols - 1) / kCols;
+  const int64_t chunks = (a.n + Shape::kCols - 1) / Shape::kCols;
   if (chunks > 65535) return cudaErrorInvalidConfiguration;
-  const size_t smem = static_cast<size_t>(row_mma_smem_bytes(a.k, cfg.warps, cfg.splits));
-  const void* fn = kernel_of(a.index16);
+  const size_t smem =
+      static_cast<size_t>(row_mma_smem_bytes(a.k, cfg.warps, cfg.splits, Shape::kCols));
+  const void* fn = kernel_of<kTiles>(a.index16);
   const int per_sm = detail::resident_blocks(fn, threads, smem);
   if (per_sm < 1) return cudaErrorInvalidConfiguration;
   const int64_t groups = (a.m + kGroupRows - 1) / kGroupRows;
@@ -271,21 +336,32 @@ cudaError_t launch_row_mma(const SpmmArgs& a, const EllConfig& cfg, const void* 
   const dim3 grid(static_cast<unsigned>(bx), static_cast<unsigned>(chunks));
   const __half* b = static_cast<const __half*>(b_rows);
   if (a.index16)
-    row_mma_kernel<uint16_t><<<grid, threads, smem, stream>>>(a, b, ldb, b_vec, splits_log2);
+    row_mma_kernel<uint16_t, kTiles><<<grid, threads, smem, stream>>>(a, b, ldb, b_vec, splits_log2);
   else
-    row_mma_kernel<int32_t><<<grid, threads, smem, stream>>>(a, b, ldb, b_vec, splits_log2);
+    row_mma_kernel<int32_t, kTiles><<<grid, threads, smem, stream>>>(a, b, ldb, b_vec, splits_log2);
   return cudaGetLastError();
+}
+
+}  // namespace
+
+cudaError_t launch_row_mma(const SpmmArgs& a, const EllConfig& cfg, const void* b_rows, int64_t ldb,
+                           cudaStream_t stream) {
+  if (cfg.mma_cols == 16) return launch_tiles<1>(a, cfg, b_rows, ldb, stream);
+  if (cfg.mma_cols == 64) return launch_tiles<4>(a, cfg, b_rows, ldb, stream);
+  return cudaErrorInvalidValue;
 }
 
 cudaError_t load_row_mma(bool half, bool index16, size_t smem_optin) {
   if (!half) return cudaSuccess;
-  const void* fn = kernel_of(index16);
-  cudaFuncAttributes attr;
-  cudaError_t err = cudaFuncGetAttributes(&attr, fn);
-  if (err == cudaSuccess && smem_optin > 0)
-    err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               static_cast<int>(smem_optin));
-  return err;
+  for (const void* fn : {kernel_of<1>(index16), kernel_of<4>(index16)}) {
+    cudaFuncAttributes attr;
+    cudaError_t err = cudaFuncGetAttributes(&attr, fn);
+    if (err == cudaSuccess && smem_optin > 0)
+      err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(smem_optin));
+    if (err != cudaSuccess) return err;
+  }
+  return cudaSuccess;
 }
 
 }  // namespace spx::kernels::ell
