@@ -12,6 +12,7 @@
 #include "dispatch/structure.hpp"
 #include "kernels/ell/config.hpp"
 #include "kernels/ell/ell.hpp"
+#include "kernels/ell/predict.hpp"
 #include "planning/ell_layout.hpp"
 
 namespace spx::dispatch {
@@ -21,26 +22,6 @@ namespace ek = kernels::ell;
 
 const char* order_name(spxOrder_t o) {
   return o == SPX_ORDER_ROW ? "row" : "col";
-}
-
-/// Roofline model of the speedup over dense cuBLAS (documented in kernels/ell/README.md):
-/// time = max(bytes / DRAM bandwidth, flops / compute rate) + a launch floor, for both.
-double predicted_speedup(const SpmmProblem& p, const plan::EllLayout& l) {
-  const bool half = p.A.type == SPX_R_16F;
-  const double elem = half ? 2 : 4, c_elem = p.C.type == SPX_R_16F ? 2 : 4;
-  const double m = static_cast<double>(p.A.rows), k = static_cast<double>(p.A.cols);
-  const double n = static_cast<double>(p.B.cols);
-  constexpr double kBandwidth = 3.0e12, kFloor = 3.0e-6;
-  constexpr double kSparseRate = 16.0e12;  // fp32 FMAs fed by 16 B gathers of B from L1
-  const double dense_rate = half ? 600.0e12 : 45.0e12;  // HGEMM (tensor cores) / SGEMM
-  const double sparse_bytes = static_cast<double>(l.slots()) * (elem + (l.index16 ? 2 : 4)) +
-                              m * 4 + k * n * elem + m * n * c_elem;
-  const double sparse =
-      std::max(sparse_bytes / kBandwidth, 2.0 * static_cast<double>(l.nnz) * n / kSparseRate) +
-      kFloor;
-  const double dense_bytes = (m * k + k * n) * elem + m * n * c_elem;
-  const double dense = std::max(dense_bytes / kBandwidth, 2.0 * m * n * k / dense_rate) + kFloor;
-  return dense / sparse;
 }
 
 class EllSpmm final : public SpmmKernelPlan {
@@ -75,6 +56,7 @@ class EllSpmm final : public SpmmKernelPlan {
     s.sm_count = p.h.sm_count > 0 ? p.h.sm_count : 132;
     s.smem_optin = static_cast<int64_t>(p.h.smem_per_block_optin);
     sm_count_ = s.sm_count;
+    shape_ = s;
     candidates_ = ek::candidate_configs(s);
     if (const char* force = std::getenv("SPX_ELL_FORCE_CANDIDATE")) {
       const int i = std::atoi(force);
@@ -138,6 +120,18 @@ class EllSpmm final : public SpmmKernelPlan {
     return bytes;
   }
 
+  /// Dense cuBLAS time over this plan's, both from the model in kernels/ell/predict.hpp (fitted
+  /// to H100 measurements), for the selected configuration.
+  double predicted_speedup(const plan::EllLayout& l, spxDataType_t c_type) const {
+    ek::EllWork w;
+    w.slots = slots_;
+    w.nnz = l.nnz;
+    w.index_bytes = index16_ ? 2 : 4;
+    w.out_bytes = c_type == SPX_R_16F ? 2 : 4;
+    return ek::predict_dense_us(shape_, w.out_bytes) /
+           ek::predict_sparse_us(shape_, candidates_[selected_], w);
+  }
+
   size_t metadata_bytes() const {
     return indices_.bytes() + row_len_.bytes() + tail_ptr_.bytes() + slot_map_.bytes();
   }
@@ -150,6 +144,7 @@ class EllSpmm final : public SpmmKernelPlan {
           overflow_ = 0;
   int sm_count_ = 132;
   device::Buffer values_, indices_, row_len_, tail_ptr_, slot_map_;
+  ek::EllShape shape_;
   std::vector<ek::EllConfig> candidates_;
   int selected_ = 0;
   std::string suffix_;
@@ -183,7 +178,7 @@ std::unique_ptr<SpmmKernelPlan> build_ell_spmm(const SpmmProblem& p, spxPlanInfo
   info.metadata_bytes = k->metadata_bytes();
   info.values_bytes = k->values_bytes();
   info.padded_nnz = k->slots();
-  info.predicted_speedup = predicted_speedup(p, layout);
+  info.predicted_speedup = k->predicted_speedup(layout, p.C.type);
   return k;
 }
 

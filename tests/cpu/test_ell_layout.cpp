@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/ell/config.hpp"
+#include "kernels/ell/predict.hpp"
 #include "planning/ell_layout.hpp"
 #include "planning/to_csr.hpp"
 
@@ -266,19 +267,24 @@ TEST_CASE("configuration rule: decode shapes split slots, large n tiles rows", "
   CHECK(c.kind == ek::KernelKind::RowMma);
   CHECK(c.splits == 2);
   CHECK(c.mma_cols == 64);
-  s.m = 4096;  // decode, fp16, 8 < n <= 16: RowMma on 16 columns, 8 splits of 512 row groups
+  s.m = 4096;  // decode, fp16: staged SlotSplit; RowMma on 16 columns among the candidates
   s.k = 4096;
-  s.n = 16;
+  s.n = 16;  // 512 threads: 4096 rows need two passes at 32 lanes, so 16
   c = ek::choose_config(s);
-  CHECK(c.kind == ek::KernelKind::RowMma);
-  CHECK(c.mma_cols == 16);
-  CHECK(c.splits == 8);
-  s.n = 8;  // SlotSplit, with RowMma among the candidates
-  CHECK(ek::choose_config(s).kind == ek::KernelKind::SlotSplit);
+  CHECK(c.kind == ek::KernelKind::SlotSplit);
+  CHECK(c.stage_b);
+  CHECK(c.lanes == 16);
   bool mma16 = false;
-  for (const auto& k : ek::candidate_configs(s)) mma16 |= k.kind == ek::KernelKind::RowMma;
+  for (const auto& k : ek::candidate_configs(s))
+    mma16 |= k.kind == ek::KernelKind::RowMma && k.mma_cols == 16 && k.splits == 8;
   CHECK(mma16);
+  s.n = 8;  // 1024 threads: one pass at 32 lanes
+  CHECK(ek::choose_config(s).lanes == 32);
   s.k = 1024;
+  s.n = 1024;
+  s.width = 102;  // 90 %: RowStaged beats RowMma (rows padded to 64-slot blocks)
+  CHECK(ek::choose_config(s).kind == ek::KernelKind::RowStaged);
+  s.width = 410;
   s.n = 1024;
   s.b_row_major = false;
   CHECK(ek::choose_config(s).transpose_b);
@@ -307,4 +313,38 @@ TEST_CASE("configuration rule: decode shapes split slots, large n tiles rows", "
   s.n = 8;
   s.width = 16;
   CHECK(ek::slot_lanes_for(s) == 32);
+}
+
+TEST_CASE("predicted speedup: dense wins at large n and moderate sparsity, sparse at decode", "[ell]") {
+  // Shapes of the H100 paper grid; the model (predict.hpp) was fitted there.
+  auto speedup = [](int64_t m, int64_t k, int64_t n, double sparsity, int value_bytes) {
+    ek::EllShape s;
+    s.m = m;
+    s.k = k;
+    s.n = n;
+    s.width = static_cast<int64_t>(static_cast<double>(k) * (1.0 - sparsity) + 0.5);
+    s.value_bytes = value_bytes;
+    s.smem_optin = 232448;
+    ek::EllWork w;
+    w.nnz = m * s.width;
+    w.slots = m * ((s.width + 7) / 8 * 8);
+    w.out_bytes = value_bytes;
+    const ek::EllConfig c = ek::choose_config(s);
+    const double sparse = ek::predict_sparse_us(s, c, w), dense = ek::predict_dense_us(s, w.out_bytes);
+    CHECK(sparse > 0);
+    CHECK(dense > 0);
+    return dense / sparse;
+  };
+  // fp16 1024^3 at 60 %: measured 57 us against HGEMM's 11 (0.19x).
+  const double moderate = speedup(1024, 1024, 1024, 0.6, 2);
+  CHECK(moderate < 0.4);
+  CHECK(moderate > 0.1);
+  // fp16 decode 4096 x 11008 x 8 at 90 %: measured 15.2 us against 37 (2.4x).
+  const double decode = speedup(4096, 11008, 8, 0.9, 2);
+  CHECK(decode > 1.5);
+  CHECK(decode < 4.0);
+  // fp32 decode 4096^2 x 8 at 90 %: measured 14.5 us against SGEMM's 48.5 (3.3x).
+  CHECK(speedup(4096, 4096, 8, 0.9, 4) > 2.0);
+  // fp32 1024^3 at 60 %: measured 90 us against SGEMM's 63 (0.7x).
+  CHECK(speedup(1024, 1024, 1024, 0.6, 4) < 1.0);
 }

@@ -142,16 +142,23 @@ inline int slot_lanes_for(const EllShape& s) {
   return lanes;
 }
 
-/// Lanes per row of the staged SlotSplit (8, 16 or 32: a quarter-warp of one row is what the
-/// plan's bank order makes conflict-free): about two 8-slot steps per lane, then more while the
-/// rows x chunks x lanes would not fill one pass of the persistent grid (32 warps per SM).
+/// Threads per block of the staged SlotSplit: 1024 when B's staged rows are <= 16 bytes (64
+/// registers suffice), else 512.
+inline int slot_staged_threads(int nt, int value_bytes) {
+  return nt * value_bytes <= 16 ? kStagedThreads : kStagedThreads / 2;
+}
+
+/// Lanes per row of the staged SlotSplit (8, 16 or 32 are instantiated; a quarter-warp of one
+/// row is what the plan's bank order makes conflict-free): 32 while one pass of the persistent
+/// grid covers rows x chunks, else 16, which halves the passes. Measured on H100, fp16 4096^2:
+/// n = 8 (1024 threads, one pass) 8.2 us with 32 lanes, 10.4 with 16, 13.6 with 8; n = 16 (512
+/// threads, two passes at 32 lanes) 19.3 us with 16 lanes, 22.5 with 32; fp32 n = 8, 80 %: 16.0
+/// with 16, 17.4 with 32.
 inline int slot_staged_lanes_for(const EllShape& s, int nt) {
-  int lanes = 8;
-  while (lanes < 32 && static_cast<int64_t>(lanes) * kSlotVector * 2 < s.width) lanes *= 2;
   const int64_t chunks = (s.n + nt - 1) / nt;
-  while (lanes < 32 && s.m * chunks * lanes < static_cast<int64_t>(kStagedThreads) * s.sm_count)
-    lanes *= 2;
-  return lanes;
+  const int64_t rows_per_pass =
+      static_cast<int64_t>(s.sm_count) * slot_staged_threads(nt, s.value_bytes) / 32;
+  return s.m * chunks > rows_per_pass ? 16 : 32;
 }
 
 /// Column chunks of the staged large-n kernels (128 B of B's row each).
@@ -235,22 +242,23 @@ inline EllConfig row_staged_config(const EllShape& s) {
   return c;
 }
 
-/// THE choice rule. Decode (n <= 16, A's bytes dominate): fp16 with 8 < n <= 16 on tensor cores
-/// (RowMma, 16 columns) when (k + 1) x 32 B fits in shared memory, else SlotSplit with B's chunk
-/// staged whenever one column of it fits. Above (B's gathers dominate): fp16 RowMma (64 columns)
-/// when (k + 1) x 128 B fits and the shape has >= 2 row groups x chunks per SM, fp32 RowStaged
-/// when k x 128 B fits and rows x chunks fill the GPU, else RowTile (global gathers, split rows).
+/// THE choice rule. Decode (n <= 16, A's bytes dominate): SlotSplit with B's chunk staged
+/// whenever one column of it fits (RowMma on 16 columns is a candidate only: 22.1 us against
+/// 19.3 at 4096^2 x 16, 80 %). Above (B's gathers dominate): fp16 RowMma (64 columns) when the
+/// rows are more than 25 % dense, (k + 1) x 128 B fits and the shape has >= 2 row groups x
+/// chunks per SM (1024^3: 57 us at 60 %, RowStaged 63; at 90 % RowStaged wins, 25.9 us vs
+/// 29.2: RowMma pads rows to 64-slot blocks and pays more per block), then RowStaged when
+/// k x 128 B fits and rows x chunks fill the GPU, else RowTile (global gathers, split rows).
 inline EllConfig choose_config(const EllShape& s) {
   EllConfig c;
-  if (s.n > 8 && s.n <= 16 && row_mma_fits(s, row_mma16_splits_for(s), 16)) {
-    c = row_mma_config(s, row_mma16_splits_for(s), 16);
-  } else if (s.n <= 16) {
+  if (s.n <= 16) {
     c.kind = KernelKind::SlotSplit;
     const int staged_nt = slot_staged_nt_for(s);
     c.stage_b = staged_nt > 0;
     c.nt = c.stage_b ? staged_nt : slot_nt_for(s.n);
     c.lanes = c.stage_b ? slot_staged_lanes_for(s, c.nt) : slot_lanes_for(s);
-  } else if (row_mma_units(s) >= 2LL * s.sm_count && row_mma_fits(s, row_mma_splits_for(s))) {
+  } else if (4 * s.width > s.k && row_mma_units(s) >= 2LL * s.sm_count &&
+             row_mma_fits(s, row_mma_splits_for(s))) {
     c = row_mma_config(s, row_mma_splits_for(s));
   } else if (row_stage_fits(s) && row_staged_busy(s)) {
     c = row_staged_config(s);
