@@ -7,18 +7,21 @@ from __future__ import annotations
 
 import ctypes
 
-from ._lib import call, lib
+from ._lib import call
+from ._owned import COwner
 from .enums import PlanOption
 
 #: The C value type of each option (spxPlanOptionsSet checks the size).
 _VALUE_TYPES = {PlanOption.AUTOTUNE: ctypes.c_int32}
 
 
-class PlanOptions:
+class PlanOptions(COwner):
     """A host object holding analyze settings; every setting starts at the library's default.
 
     autotune: analyze times the chosen family's kernel configurations on the handle's stream
     (reading B, writing only a scratch C) and keeps the fastest, like ``plan.search``."""
+
+    _c_destroy = "spxDestroyPlanOptions"
 
     def __init__(self, *, autotune: bool = False):
         self._ptr = ctypes.c_void_p()
@@ -55,24 +58,6 @@ class PlanOptions:
     def autotune(self, on: bool) -> None:
         self.set(PlanOption.AUTOTUNE, 1 if on else 0)
 
-    def close(self) -> None:
-        if self._ptr:
-            try:
-                lib().spxDestroyPlanOptions(self._ptr)
-            finally:
-                self._ptr = ctypes.c_void_p()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
 def resolve_options(options: PlanOptions | None, autotune: bool | None) -> tuple[PlanOptions | None, bool]:

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from . import _backend
 from ._arrays import as_datatype, view
-from ._lib import PlanInfoStruct, call, lib
+from ._lib import PlanInfoStruct, call
+from ._owned import COwner
 from .dense import Dense, as_dense
 from .enums import DataType, Order, PointerMode, SpMMAlg
 from .errors import InvalidValueError
@@ -92,8 +93,10 @@ def _scalars(h, alpha, beta, integer: bool):
         h.pointer_mode = PointerMode.HOST
 
 
-class Plan:
+class Plan(COwner):
     """Base of SpMMPlan and SDDMMPlan. Build them with :meth:`Plan.spmm` / :meth:`Plan.sddmm`."""
+
+    _c_destroy = "spxPlanDestroy"
 
     def __init__(self, handle):
         self._ptr = ctypes.c_void_p()
@@ -147,26 +150,8 @@ class Plan:
             self._workspace = backend.empty((n,), DataType.R_8U, like.device)
         return ctypes.c_void_p(view(self._workspace).ptr)
 
-    def close(self) -> None:
-        """Frees the plan (waits for the device first) and drops its references."""
-        if self._ptr:
-            try:
-                lib().spxPlanDestroy(self._ptr)
-            finally:
-                self._ptr = ctypes.c_void_p()
-                self._workspace = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
+    def _after_close(self) -> None:
+        self._workspace = None  # the plan is gone (spxPlanDestroy waited for the device)
 
 
 def _default_compute(dtype: DataType) -> DataType:
