@@ -63,6 +63,7 @@ class StreamScratch {
   StreamScratch(const StreamScratch&) = delete;
   StreamScratch& operator=(const StreamScratch&) = delete;
   void* get() const { return ptr_; }
+
  private:
   void* ptr_ = nullptr;
   cudaStream_t stream_;
