@@ -55,9 +55,11 @@ void print_usage(FILE* out) {
       "                           4096x4096 and 4096x11008 (MxK) with sparsity 0.7, 0.8, 0.9,\n"
       "                           0.95. Each part has its own sparsities: --sparsity is ignored.\n"
       "                           Repeated (shape, sparsity) points run once (44 cases)\n"
-      "  --baselines B[,B]        sptc, ell: run only these baselines (cublas_hgemm, cusparse_csr,\n"
-      "                           cusparse_bell, cusparselt; ell: cusparse_csr, cusparse_coo,\n"
-      "                           cublas (HGEMM or SGEMM fp32 by dtype); none; default all)\n"
+      "  --baselines B[,B]        sptc: run only these baselines (cublas_hgemm, cusparse_csr,\n"
+      "                           cusparse_bell, cusparselt; default all); srbcrs spmm: among\n"
+      "                           cusparse_csr, cusparse_bell (int8; both: also their best),\n"
+      "                           cublas_int8, cublas_hgemm; ell: cusparse_csr, cusparse_coo,\n"
+      "                           cublas (HGEMM or SGEMM fp32 by dtype); `none`: libspx alone\n"
       "  --candidates             ell: also time every configuration the plan offers (forced\n"
       "                           through SPX_ELL_FORCE_CANDIDATE, each checked), one line each\n"
       "  --list                   print the cases that would run, one CSV line each\n"
@@ -223,9 +225,10 @@ ParseStatus parse_args(int argc, char** argv, Options* opts, std::string* error)
       opts->baselines = split(value, ',');
       for (const std::string& b : opts->baselines)
         if (b != "cublas_hgemm" && b != "cusparse_csr" && b != "cusparse_bell" && b != "cusparselt" &&
-            b != "cusparse_coo" && b != "cublas" && b != "none")
-          return bad("expected names among cublas_hgemm, cusparse_csr, cusparse_bell, cusparselt, "
-                     "cusparse_coo, cublas, none");
+            b != "cublas_int8" && b != "cusparse_coo" && b != "cublas" && b != "none")
+          return bad(
+              "expected names among cublas_hgemm, cublas_int8, cusparse_csr, cusparse_bell, "
+              "cusparselt, cusparse_coo, cublas, none");
     } else if (arg == "--list") {
       opts->list = true;
     } else if (arg == "--quick") {

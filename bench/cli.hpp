@@ -39,7 +39,7 @@ struct Options {
   OpChoice op = OpChoice::DEFAULT;
   std::string preset;  ///< --preset NAME: a named case list of one family (see cases.cpp); "" = none
   bool list = false;   ///< --list: print the cases that would run and exit before any CUDA call
-  std::vector<std::string> baselines;  ///< --baselines: the sptc / ell baselines to run (empty = all)
+  std::vector<std::string> baselines;  ///< --baselines: the sptc / srbcrs / ell baselines to run (empty = all)
   bool candidates = false;  ///< --candidates: also time every configuration of the plan (ell)
 };
 

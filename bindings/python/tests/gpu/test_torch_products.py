@@ -134,6 +134,10 @@ def test_bcrs_float(dtype, vec_len):
     B = dense_operand(40, 33, "col", dtype)
     C = spx.spmm(A, B)
     assert_float_close(C, to_dense(A), B)
+    if dtype == torch.float16:  # fp16 vector sparsity is the SpTC reorder family's input
+        with spx.Plan.spmm(A, B) as plan:
+            assert plan.info.family == spx.SpMMAlg.SPTC_REORDER, plan.info
+            assert_float_close(plan(B), to_dense(A), B)
 
 
 # ------------------------------------------------------------------ int8 vector-sparse BCRS
@@ -205,6 +209,22 @@ def test_plan_reuse_update_values_and_info():
     plan.close()
     with pytest.raises(ValueError, match="closed"):
         plan(B)
+
+
+def test_autotune_in_analyze():
+    W = rand(256, 512)
+    A = spx.prune_nm(W, 1, 4, 32)
+    B = rand(512, 96)
+    out = torch.full((256, 96), float("nan"), device=DEV)
+    plan = spx.Plan.spmm(A, B, out, autotune=True)  # times the candidates, never touches `out`
+    torch.cuda.synchronize()
+    assert torch.isnan(out).all()
+    assert plan.info.searched == (plan.info.candidates > 1)
+    assert_float_close(plan(B, out), to_dense(A), B)
+    with spx.PlanOptions(autotune=True) as opts:
+        plan2 = spx.Plan.spmm(A, B, options=opts)
+    assert plan2.info.searched == plan.info.searched
+    assert_float_close(plan2(B), to_dense(A), B)
 
 
 def test_scalars_on_host_and_device_and_out():
