@@ -6,6 +6,7 @@
 #include "dispatch/fallback.hpp"
 #include "dispatch/nm_family.hpp"
 #include "dispatch/srbcrs_family.hpp"
+#include "dispatch/srbcrs_sddmm_family.hpp"
 #include "dispatch/sptc_family.hpp"
 
 namespace spx::dispatch {
@@ -35,7 +36,9 @@ const std::vector<SpmmFamily>& spmm_families() {
   return table;
 }
 const std::vector<SddmmFamily>& sddmm_families() {
-  static const std::vector<SddmmFamily> table = {};
+  static const std::vector<SddmmFamily> table = {
+      {SPX_SPMM_ALG_SRBCRS, srbcrs_sddmm_can_implement, build_srbcrs_sddmm},
+  };
   return table;
 }
 

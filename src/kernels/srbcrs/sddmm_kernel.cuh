@@ -1,0 +1,339 @@
+// The SR-BCRS SDDMM kernel (Magicube's SDDMM, computed transposed for m16n8k32). Included by the
+// sddmm_l*r*.cu files, each instantiating one (A bits, B bits) pair. README.md ("SDDMM") has the
+// design; the numbers are in sddmm_config.hpp.
+//
+// One warp = one task = one vector-row of C (rows vrow * V .. + V - 1) x one stride of 32 of its
+// vectors (slots; padding slots have column -1). Per step of 64 values of k, lane (g, t) =
+// (lane / 4, lane % 4) reads positions 16t .. 16t+15 of the step
+//   * of A's row vrow * V + g (g < V; rows g >= V are zero): the n = 8 side of the mma,
+//   * of B's columns col[16i + g] and col[16i + 8 + g] for the two m16 tiles i: the m = 16 side,
+// both k-contiguous (A row-major, B column-major), so every fragment is one 16-byte load (8-bit;
+// 8 bytes for 4-bit, 32 for 16-bit) straight into registers: no shared memory, no transpose.
+// mma h (h = 0, 1) of a step takes positions 16t + 8h .. + 7: its k-quad 0 register holds four of
+// them, its k-quad 1 register the other four (the PTX fragment tables in device.cuh: k = 4t + j
+// and k = 16 + 4t + j of lane (g, t)). Both operands put the same positions in the same register
+// bytes, which is all the reduction needs; the order inside is the cheapest one for B (natural for
+// 8- and 16-bit B, (0, 2, 4, 6 | 1, 3, 5, 7) for 4-bit B, the nibble order), and A follows B.
+#pragma once
+
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "kernels/common/elements.cuh"
+#include "kernels/srbcrs/device.cuh"
+#include "kernels/srbcrs/lane_map.hpp"
+#include "kernels/srbcrs/sddmm_config.hpp"
+#include "kernels/srbcrs/sddmm_variants.hpp"
+
+namespace spx::kernels::srbcrs::detail {
+
+/// 16 consecutive k positions of one operand row / column, raw: Bits / 2 words (8-bit: 16 B,
+/// 4-bit: 8 B, 16-bit: 32 B), lowest position in the lowest byte / nibble / half-word.
+template <int Bits>
+struct Raw {
+  uint32_t w[Bits / 2];
+};
+
+template <int Bits>
+__device__ __forceinline__ void zero(Raw<Bits>& r) {
+#pragma unroll
+  for (int i = 0; i < Bits / 2; ++i) r.w[i] = 0;
+}
+
+/// All 16 positions are inside the operand: one vector load (two for 16-bit). p: 16-byte
+/// aligned for 8- / 16-bit, 8-byte aligned for 4-bit (a lane's offset is 8t bytes there).
+template <int Bits>
+__device__ __forceinline__ void load_full(const uint8_t* p, Raw<Bits>& r) {
+  if constexpr (Bits == 4) {
+    const uint2 x = __ldg(reinterpret_cast<const uint2*>(p));
+    r.w[0] = x.x;
+    r.w[1] = x.y;
+  } else {
+#pragma unroll
+    for (int q = 0; q < Bits / 8; ++q) {
+      const uint4 x = __ldg(reinterpret_cast<const uint4*>(p) + q);
+      r.w[4 * q] = x.x;
+      r.w[4 * q + 1] = x.y;
+      r.w[4 * q + 2] = x.z;
+      r.w[4 * q + 3] = x.w;
+    }
+  }
+}
+
+/// Only the first `positions` (0..16) are inside the operand (the k tail): byte loads of those,
+/// zeros after (a 4-bit odd count also clears the last byte's high nibble). Never reads past the
+/// operand's last element.
+template <int Bits>
+__device__ __forceinline__ void load_partial(const uint8_t* p, int positions, Raw<Bits>& r) {
+  zero(r);
+  const int bytes = (positions * Bits + 7) / 8;
+#pragma unroll
+  for (int b = 0; b < 16 * Bits / 8; ++b)
+    if (b < bytes) r.w[b >> 2] |= static_cast<uint32_t>(__ldg(p + b)) << (8 * (b & 3));
+  if constexpr (Bits == 4) {
+    if (positions & 1) {
+      const int last = bytes - 1;
+#pragma unroll
+      for (int b = 0; b < 8; ++b)
+        if (b == last) r.w[b >> 2] &= ~(0xF0u << (8 * (b & 3)));
+    }
+  }
+}
+
+/// Loads a fragment: nothing (zeros) without an operand row (A rows >= V, padding slots).
+template <int Bits>
+__device__ __forceinline__ void load(const uint8_t* p, int64_t offset, int positions,
+                                     Raw<Bits>& r) {
+  if (p == nullptr || positions <= 0)
+    zero(r);
+  else if (positions >= 16)
+    load_full<Bits>(p + offset, r);
+  else
+    load_partial<Bits>(p + offset, positions, r);
+}
+
+/// The two mma registers (k-quads) of mma h (positions 8h .. 8h+7) of an 8- or 4-bit fragment,
+/// as int8 bytes, in the order `Interleaved` = (0, 2, 4, 6 | 1, 3, 5, 7) or natural (0..3 | 4..7).
+template <int Bits, bool Signed, bool Interleaved>
+__device__ __forceinline__ void quads(const Raw<Bits>& r, int h, uint32_t& q0, uint32_t& q1) {
+  if constexpr (Bits == 8) {
+    if constexpr (Interleaved) {
+      q0 = map::byte_perm(r.w[2 * h], r.w[2 * h + 1], 0x6420);
+      q1 = map::byte_perm(r.w[2 * h], r.w[2 * h + 1], 0x7531);
+    } else {
+      q0 = r.w[2 * h];
+      q1 = r.w[2 * h + 1];
+    }
+  } else {
+    const uint32_t lo = map::nibbles_lo(r.w[h], Signed);  // positions 0, 2, 4, 6
+    const uint32_t hi = map::nibbles_hi(r.w[h], Signed);  // positions 1, 3, 5, 7
+    if constexpr (Interleaved) {
+      q0 = lo;
+      q1 = hi;
+    } else {
+      q0 = map::byte_perm(lo, hi, 0x5140);  // positions 0, 1, 2, 3
+      q1 = map::byte_perm(lo, hi, 0x7362);  // positions 4, 5, 6, 7
+    }
+  }
+}
+
+/// The 8-bit slices of mma h of a 16-bit fragment (natural order): hi[] the signed high bytes,
+/// lo[] the unsigned low bytes, x = 256 * hi + lo.
+__device__ __forceinline__ void slices16(const Raw<16>& r, int h, uint32_t (&hi)[2],
+                                         uint32_t (&lo)[2]) {
+#pragma unroll
+  for (int q = 0; q < 2; ++q) {
+    const uint32_t w0 = r.w[4 * h + 2 * q], w1 = r.w[4 * h + 2 * q + 1];  // positions 4q .. 4q+3
+    lo[q] = map::byte_perm(w0, w1, 0x6420);
+    hi[q] = map::byte_perm(w0, w1, 0x7531);
+  }
+}
+
+/// The accumulators of a lane: per m16 tile, the mma's d[0..3]; L16-R16 keeps three of them
+/// (high x high, the two mixed products, low x low), combined with shifts at the end.
+template <bool Wide>
+struct Acc {
+  int32_t d[Wide ? 3 : 1][SddmmTile::kMmaTiles][4];
+};
+
+/// The mma of one step: a: this lane's A fragment, b[i][h']: its B fragments (tile i, column
+/// 16i + 8h' + g).
+template <int ABits, int BBits, bool ASigned, bool BSigned>
+__device__ __forceinline__ void step_mma(const Raw<ABits>& a,
+                                         const Raw<BBits> (&b)[SddmmTile::kMmaTiles][2],
+                                         Acc<ABits == 16>& acc) {
+  using T = SddmmTile;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    if constexpr (ABits == 16) {
+      uint32_t ahi[2], alo[2];
+      slices16(a, h, ahi, alo);
+#pragma unroll
+      for (int i = 0; i < T::kMmaTiles; ++i) {
+        uint32_t b0hi[2], b0lo[2], b1hi[2], b1lo[2];
+        slices16(b[i][0], h, b0hi, b0lo);
+        slices16(b[i][1], h, b1hi, b1lo);
+        const uint32_t bhi[4] = {b0hi[0], b1hi[0], b0hi[1], b1hi[1]};
+        const uint32_t blo[4] = {b0lo[0], b1lo[0], b0lo[1], b1lo[1]};
+        mma_m16n8k32<true, true>(acc.d[0][i], bhi, ahi[0], ahi[1]);
+        mma_m16n8k32<true, false>(acc.d[1][i], bhi, alo[0], alo[1]);
+        mma_m16n8k32<false, true>(acc.d[1][i], blo, ahi[0], ahi[1]);
+        mma_m16n8k32<false, false>(acc.d[2][i], blo, alo[0], alo[1]);
+      }
+    } else {
+      constexpr bool kInterleaved = BBits == 4;
+      uint32_t a0, a1;
+      quads<ABits, ASigned, kInterleaved>(a, h, a0, a1);
+#pragma unroll
+      for (int i = 0; i < T::kMmaTiles; ++i) {
+        uint32_t c0q0, c0q1, c1q0, c1q1;  // columns g and g + 8 of the tile
+        quads<BBits, BSigned, kInterleaved>(b[i][0], h, c0q0, c0q1);
+        quads<BBits, BSigned, kInterleaved>(b[i][1], h, c1q0, c1q1);
+        // Register order of the mma's A: (row g, k-quad 0), (row g+8, k-quad 0), (row g, k-quad
+        // 1), (row g+8, k-quad 1).
+        const uint32_t bm[4] = {c0q0, c1q0, c0q1, c1q1};
+        mma_m16n8k32<BSigned, ASigned>(acc.d[0][i], bm, a0, a1);
+      }
+    }
+  }
+}
+
+/// Writes one output value: alpha * acc + beta * old (old read only when beta != 0), or 0 into
+/// an SR-BCRS padding element.
+__device__ __forceinline__ void store_value(const SddmmParams& p, int64_t e, int32_t acc,
+                                            bool real) {
+  if (p.c_type == SPX_R_32I) {
+    int32_t* out = static_cast<int32_t*>(p.c_values);
+    if (real)
+      store_result_int(out, e, acc, p.scalars);
+    else
+      out[e] = 0;
+  } else if (real) {
+    store_result_float(p.c_values, p.c_type, e, static_cast<float>(acc), p.scalars);
+  } else {
+    store_float(p.c_values, p.c_type, e, 0.0f);
+  }
+}
+
+template <int ABits, int BBits, bool ASigned, bool BSigned>
+__global__ void __launch_bounds__(SddmmTile::kThreads) sddmm_kernel(const SddmmParams p) {
+  using T = SddmmTile;
+  constexpr bool kWide = ABits == 16;
+  static_assert(!kWide || BBits == 16, "16-bit A goes with 16-bit B (L16-R16)");
+  // 16-bit fragments are twice as large: one step in flight keeps the registers in bounds.
+  constexpr int kInFlight = kWide ? 1 : T::kStepsInFlight;
+  constexpr int kAStep = T::step_bytes(ABits), kBStep = T::step_bytes(BBits);
+
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int g = lane >> 2, t = lane & 3;
+  const int64_t task = static_cast<int64_t>(blockIdx.x) * T::kWarps + warp;
+  if (task >= p.tasks) return;  // the whole warp
+  const int V = p.vec_len;
+  const int64_t vrow = __ldg(p.task_row + task);
+  const int64_t slot0 = task * T::kSlots;
+
+  // This lane's operand rows: A row vrow * V + g, B columns of slots 16i + 8h + g.
+  const uint8_t* a_row =
+      g < V ? p.a + (vrow * V + g) * p.a_pitch + t * T::lane_bytes(ABits) : nullptr;
+  int32_t col[T::kMmaTiles][2];
+  const uint8_t* b_col[T::kMmaTiles][2];
+#pragma unroll
+  for (int i = 0; i < T::kMmaTiles; ++i)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      col[i][h] = __ldg(p.col + slot0 + 16 * i + 8 * h + g);
+      b_col[i][h] = col[i][h] >= 0
+                        ? p.b + static_cast<int64_t>(col[i][h]) * p.b_pitch +
+                              t * T::lane_bytes(BBits)
+                        : nullptr;
+    }
+
+  Acc<kWide> acc;
+#pragma unroll
+  for (int s = 0; s < (kWide ? 3 : 1); ++s)
+#pragma unroll
+    for (int i = 0; i < T::kMmaTiles; ++i)
+      acc.d[s][i][0] = acc.d[s][i][1] = acc.d[s][i][2] = acc.d[s][i][3] = 0;
+
+  // Full steps (all 64 positions inside k) kInFlight at a time: every load of the group is issued
+  // before the first mma that needs it. Then the remaining full steps, then the tail step.
+  const int64_t full = p.k / T::kStepK;
+  int64_t s = 0;
+  for (; s + kInFlight <= full; s += kInFlight) {
+    Raw<ABits> ra[kInFlight];
+    Raw<BBits> rb[kInFlight][T::kMmaTiles][2];
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u) {
+      load<ABits>(a_row, (s + u) * kAStep, 16, ra[u]);
+#pragma unroll
+      for (int i = 0; i < T::kMmaTiles; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) load<BBits>(b_col[i][h], (s + u) * kBStep, 16, rb[u][i][h]);
+    }
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u) step_mma<ABits, BBits, ASigned, BSigned>(ra[u], rb[u], acc);
+  }
+  const int64_t k_left = p.k - s * T::kStepK;  // > 0: whole steps left (< kInFlight), then a tail
+  for (int64_t k0 = 0; k0 < k_left; k0 += T::kStepK, ++s) {
+    const int64_t left = k_left - k0 - static_cast<int64_t>(t) * T::kLaneK;
+    const int positions = left >= 16 ? 16 : (left > 0 ? static_cast<int>(left) : 0);
+    Raw<ABits> ra;
+    Raw<BBits> rb[T::kMmaTiles][2];
+    load<ABits>(a_row, s * kAStep, positions, ra);
+#pragma unroll
+    for (int i = 0; i < T::kMmaTiles; ++i)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) load<BBits>(b_col[i][h], s * kBStep, positions, rb[i][h]);
+    step_mma<ABits, BBits, ASigned, BSigned>(ra, rb, acc);
+  }
+
+  // acc d[0], d[1]: slot 16i + g, rows 2t, 2t+1 of the vector; d[2], d[3]: slot 16i + 8 + g.
+#pragma unroll
+  for (int i = 0; i < T::kMmaTiles; ++i)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int q = 16 * i + 8 * h + g;
+      const bool real = col[i][h] >= 0;
+      if (!real && !p.srbcrs_output) continue;  // C's own order has no padding to write
+      int64_t base, v_step;
+      if (p.srbcrs_output) {
+        base = task * T::kSlots * V + q;  // stride `task`, row v at + 32 v
+        v_step = T::kSlots;
+      } else {
+        base = static_cast<int64_t>(__ldg(p.vec_map + slot0 + q)) * V;
+        v_step = 1;
+      }
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const int v = 2 * t + r;
+        if (v >= V) break;
+        int32_t value;
+        if constexpr (kWide) {
+          // x = 2^16 hh + 2^8 (hl + lh) + ll, in wrapping int32 (exact modulo 2^32).
+          value = static_cast<int32_t>((static_cast<uint32_t>(acc.d[0][i][2 * h + r]) << 16) +
+                                       (static_cast<uint32_t>(acc.d[1][i][2 * h + r]) << 8) +
+                                       static_cast<uint32_t>(acc.d[2][i][2 * h + r]));
+        } else {
+          value = acc.d[0][i][2 * h + r];
+        }
+        store_value(p, base + v * v_step, value, real);
+      }
+    }
+}
+
+template <int ABits, int BBits, bool ASigned, bool BSigned>
+cudaError_t sddmm_launch_variant(const SddmmParams& p, cudaStream_t stream) {
+  const int64_t blocks = (p.tasks + SddmmTile::kWarps - 1) / SddmmTile::kWarps;
+  if (blocks == 0) return cudaSuccess;
+  sddmm_kernel<ABits, BBits, ASigned, BSigned>
+      <<<static_cast<unsigned>(blocks), SddmmTile::kThreads, 0, stream>>>(p);
+  return cudaGetLastError();
+}
+
+template <int ABits, int BBits, bool ASigned, bool BSigned>
+cudaError_t sddmm_load_variant() {
+  cudaFuncAttributes attr;
+  return cudaFuncGetAttributes(&attr, sddmm_kernel<ABits, BBits, ASigned, BSigned>);
+}
+
+/// The four signedness variants of one (A bits, B bits) pair as two plain functions
+/// sddmm_launch_l<A>r<B> / sddmm_load_l<A>r<B> (declared in sddmm_variants.hpp).
+#define SPX_SRBCRS_SDDMM_DEFINE_BITS(ABITS, BBITS)                                              \
+  cudaError_t sddmm_launch_l##ABITS##r##BBITS(bool a_signed, bool b_signed,                     \
+                                              const SddmmParams& p, cudaStream_t stream) {      \
+    if (a_signed)                                                                               \
+      return b_signed ? sddmm_launch_variant<ABITS, BBITS, true, true>(p, stream)               \
+                      : sddmm_launch_variant<ABITS, BBITS, true, false>(p, stream);             \
+    return b_signed ? sddmm_launch_variant<ABITS, BBITS, false, true>(p, stream)                \
+                    : sddmm_launch_variant<ABITS, BBITS, false, false>(p, stream);              \
+  }                                                                                             \
+  cudaError_t sddmm_load_l##ABITS##r##BBITS(bool a_signed, bool b_signed) {                     \
+    if (a_signed)                                                                               \
+      return b_signed ? sddmm_load_variant<ABITS, BBITS, true, true>()                          \
+                      : sddmm_load_variant<ABITS, BBITS, true, false>();                        \
+    return b_signed ? sddmm_load_variant<ABITS, BBITS, false, true>()                           \
+                    : sddmm_load_variant<ABITS, BBITS, false, false>();                         \
+  }
+
+}  // namespace spx::kernels::srbcrs::detail
