@@ -24,19 +24,13 @@
 #include "kernels/srbcrs/device.cuh"
 #include "kernels/srbcrs/lane_map.hpp"
 #include "kernels/srbcrs/sddmm_config.hpp"
+#include "kernels/srbcrs/sddmm_lane_map.hpp"
 #include "kernels/srbcrs/sddmm_variants.hpp"
 
 namespace spx::kernels::srbcrs::detail {
 
-/// 16 consecutive k positions of one operand row / column, raw: Bits / 2 words (8-bit: 16 B,
-/// 4-bit: 8 B, 16-bit: 32 B), lowest position in the lowest byte / nibble / half-word.
 template <int Bits>
-struct Raw {
-  uint32_t w[Bits / 2];
-};
-
-template <int Bits>
-__device__ __forceinline__ void zero(Raw<Bits>& r) {
+__device__ __forceinline__ void zero(map::Raw<Bits>& r) {
 #pragma unroll
   for (int i = 0; i < Bits / 2; ++i) r.w[i] = 0;
 }
@@ -44,7 +38,7 @@ __device__ __forceinline__ void zero(Raw<Bits>& r) {
 /// All 16 positions are inside the operand: one vector load (two for 16-bit). p: 16-byte
 /// aligned for 8- / 16-bit, 8-byte aligned for 4-bit (a lane's offset is 8t bytes there).
 template <int Bits>
-__device__ __forceinline__ void load_full(const uint8_t* p, Raw<Bits>& r) {
+__device__ __forceinline__ void load_full(const uint8_t* p, map::Raw<Bits>& r) {
   if constexpr (Bits == 4) {
     const uint2 x = __ldg(reinterpret_cast<const uint2*>(p));
     r.w[0] = x.x;
@@ -65,7 +59,7 @@ __device__ __forceinline__ void load_full(const uint8_t* p, Raw<Bits>& r) {
 /// zeros after (a 4-bit odd count also clears the last byte's high nibble). Never reads past the
 /// operand's last element.
 template <int Bits>
-__device__ __forceinline__ void load_partial(const uint8_t* p, int positions, Raw<Bits>& r) {
+__device__ __forceinline__ void load_partial(const uint8_t* p, int positions, map::Raw<Bits>& r) {
   zero(r);
   const int bytes = (positions * Bits + 7) / 8;
 #pragma unroll
@@ -84,50 +78,13 @@ __device__ __forceinline__ void load_partial(const uint8_t* p, int positions, Ra
 /// Loads a fragment: nothing (zeros) without an operand row (A rows >= V, padding slots).
 template <int Bits>
 __device__ __forceinline__ void load(const uint8_t* p, int64_t offset, int positions,
-                                     Raw<Bits>& r) {
+                                     map::Raw<Bits>& r) {
   if (p == nullptr || positions <= 0)
     zero(r);
   else if (positions >= 16)
     load_full<Bits>(p + offset, r);
   else
     load_partial<Bits>(p + offset, positions, r);
-}
-
-/// The two mma registers (k-quads) of mma h (positions 8h .. 8h+7) of an 8- or 4-bit fragment,
-/// as int8 bytes, in the order `Interleaved` = (0, 2, 4, 6 | 1, 3, 5, 7) or natural (0..3 | 4..7).
-template <int Bits, bool Signed, bool Interleaved>
-__device__ __forceinline__ void quads(const Raw<Bits>& r, int h, uint32_t& q0, uint32_t& q1) {
-  if constexpr (Bits == 8) {
-    if constexpr (Interleaved) {
-      q0 = map::byte_perm(r.w[2 * h], r.w[2 * h + 1], 0x6420);
-      q1 = map::byte_perm(r.w[2 * h], r.w[2 * h + 1], 0x7531);
-    } else {
-      q0 = r.w[2 * h];
-      q1 = r.w[2 * h + 1];
-    }
-  } else {
-    const uint32_t lo = map::nibbles_lo(r.w[h], Signed);  // positions 0, 2, 4, 6
-    const uint32_t hi = map::nibbles_hi(r.w[h], Signed);  // positions 1, 3, 5, 7
-    if constexpr (Interleaved) {
-      q0 = lo;
-      q1 = hi;
-    } else {
-      q0 = map::byte_perm(lo, hi, 0x5140);  // positions 0, 1, 2, 3
-      q1 = map::byte_perm(lo, hi, 0x7362);  // positions 4, 5, 6, 7
-    }
-  }
-}
-
-/// The 8-bit slices of mma h of a 16-bit fragment (natural order): hi[] the signed high bytes,
-/// lo[] the unsigned low bytes, x = 256 * hi + lo.
-__device__ __forceinline__ void slices16(const Raw<16>& r, int h, uint32_t (&hi)[2],
-                                         uint32_t (&lo)[2]) {
-#pragma unroll
-  for (int q = 0; q < 2; ++q) {
-    const uint32_t w0 = r.w[4 * h + 2 * q], w1 = r.w[4 * h + 2 * q + 1];  // positions 4q .. 4q+3
-    lo[q] = map::byte_perm(w0, w1, 0x6420);
-    hi[q] = map::byte_perm(w0, w1, 0x7531);
-  }
 }
 
 /// The accumulators of a lane: per m16 tile, the mma's d[0..3]; L16-R16 keeps three of them
@@ -140,20 +97,20 @@ struct Acc {
 /// The mma of one step: a: this lane's A fragment, b[i][h']: its B fragments (tile i, column
 /// 16i + 8h' + g).
 template <int ABits, int BBits, bool ASigned, bool BSigned>
-__device__ __forceinline__ void step_mma(const Raw<ABits>& a,
-                                         const Raw<BBits> (&b)[SddmmTile::kMmaTiles][2],
+__device__ __forceinline__ void step_mma(const map::Raw<ABits>& a,
+                                         const map::Raw<BBits> (&b)[SddmmTile::kMmaTiles][2],
                                          Acc<ABits == 16>& acc) {
   using T = SddmmTile;
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
     if constexpr (ABits == 16) {
       uint32_t ahi[2], alo[2];
-      slices16(a, h, ahi, alo);
+      map::slices16(a, h, ahi, alo);
 #pragma unroll
       for (int i = 0; i < T::kMmaTiles; ++i) {
         uint32_t b0hi[2], b0lo[2], b1hi[2], b1lo[2];
-        slices16(b[i][0], h, b0hi, b0lo);
-        slices16(b[i][1], h, b1hi, b1lo);
+        map::slices16(b[i][0], h, b0hi, b0lo);
+        map::slices16(b[i][1], h, b1hi, b1lo);
         const uint32_t bhi[4] = {b0hi[0], b1hi[0], b0hi[1], b1hi[1]};
         const uint32_t blo[4] = {b0lo[0], b1lo[0], b0lo[1], b1lo[1]};
         mma_m16n8k32<true, true>(acc.d[0][i], bhi, ahi[0], ahi[1]);
@@ -164,12 +121,12 @@ __device__ __forceinline__ void step_mma(const Raw<ABits>& a,
     } else {
       constexpr bool kInterleaved = BBits == 4;
       uint32_t a0, a1;
-      quads<ABits, ASigned, kInterleaved>(a, h, a0, a1);
+      map::quads<ABits, ASigned, kInterleaved>(a, h, a0, a1);
 #pragma unroll
       for (int i = 0; i < T::kMmaTiles; ++i) {
         uint32_t c0q0, c0q1, c1q0, c1q1;  // columns g and g + 8 of the tile
-        quads<BBits, BSigned, kInterleaved>(b[i][0], h, c0q0, c0q1);
-        quads<BBits, BSigned, kInterleaved>(b[i][1], h, c1q0, c1q1);
+        map::quads<BBits, BSigned, kInterleaved>(b[i][0], h, c0q0, c0q1);
+        map::quads<BBits, BSigned, kInterleaved>(b[i][1], h, c1q0, c1q1);
         // Register order of the mma's A: (row g, k-quad 0), (row g+8, k-quad 0), (row g, k-quad
         // 1), (row g+8, k-quad 1).
         const uint32_t bm[4] = {c0q0, c1q0, c0q1, c1q1};
@@ -241,8 +198,8 @@ __global__ void __launch_bounds__(SddmmTile::kThreads) sddmm_kernel(const SddmmP
   const int64_t full = p.k / T::kStepK;
   int64_t s = 0;
   for (; s + kInFlight <= full; s += kInFlight) {
-    Raw<ABits> ra[kInFlight];
-    Raw<BBits> rb[kInFlight][T::kMmaTiles][2];
+    map::Raw<ABits> ra[kInFlight];
+    map::Raw<BBits> rb[kInFlight][T::kMmaTiles][2];
 #pragma unroll
     for (int u = 0; u < kInFlight; ++u) {
       load<ABits>(a_row, (s + u) * kAStep, 16, ra[u]);
@@ -258,8 +215,8 @@ __global__ void __launch_bounds__(SddmmTile::kThreads) sddmm_kernel(const SddmmP
   for (int64_t k0 = 0; k0 < k_left; k0 += T::kStepK, ++s) {
     const int64_t left = k_left - k0 - static_cast<int64_t>(t) * T::kLaneK;
     const int positions = left >= 16 ? 16 : (left > 0 ? static_cast<int>(left) : 0);
-    Raw<ABits> ra;
-    Raw<BBits> rb[T::kMmaTiles][2];
+    map::Raw<ABits> ra;
+    map::Raw<BBits> rb[T::kMmaTiles][2];
     load<ABits>(a_row, s * kAStep, positions, ra);
 #pragma unroll
     for (int i = 0; i < T::kMmaTiles; ++i)
