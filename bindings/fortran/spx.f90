@@ -169,12 +169,48 @@ module spx
       type(c_ptr), value :: descr, values
     end function
 
+    ! ------------------------------------------------------------ analyze options
+    integer(c_int) function spxCreatePlanOptions(options) bind(C, name="spxCreatePlanOptions")
+      import :: c_int, c_ptr
+      type(c_ptr), intent(out) :: options
+    end function
+    integer(c_int) function spxDestroyPlanOptions(options) bind(C, name="spxDestroyPlanOptions")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: options
+    end function
+    ! value: c_loc of the option's value (integer(c_int32_t) for SPX_PLAN_OPTION_AUTOTUNE)
+    integer(c_int) function spxPlanOptionsSet(options, option, value, size) &
+        bind(C, name="spxPlanOptionsSet")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: options
+      integer(c_int), value :: option
+      type(c_ptr), value :: value
+      integer(c_size_t), value :: size
+    end function
+    integer(c_int) function spxPlanOptionsGet(options, option, value, size) &
+        bind(C, name="spxPlanOptionsGet")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: options
+      integer(c_int), value :: option
+      type(c_ptr), value :: value
+      integer(c_size_t), value :: size
+    end function
+
     ! ------------------------------------------------------------ SpMM
     integer(c_int) function spxSpMM_analyze(handle, a, b, c, compute_type, alg, plan) &
         bind(C, name="spxSpMM_analyze")
       import :: c_int, c_ptr
       type(c_ptr), value :: handle, a, b, c
       integer(c_int), value :: compute_type, alg
+      type(c_ptr), intent(out) :: plan
+    end function
+    ! options: from spxCreatePlanOptions, or c_null_ptr for the defaults
+    integer(c_int) function spxSpMM_analyzeWithOptions(handle, a, b, c, compute_type, alg, &
+        options, plan) bind(C, name="spxSpMM_analyzeWithOptions")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle, a, b, c
+      integer(c_int), value :: compute_type, alg
+      type(c_ptr), value :: options
       type(c_ptr), intent(out) :: plan
     end function
     integer(c_int) function spxPlanGetWorkspaceSize(plan, bytes) bind(C, name="spxPlanGetWorkspaceSize")
@@ -212,6 +248,14 @@ module spx
       import :: c_int, c_ptr
       type(c_ptr), value :: handle, a, b, c
       integer(c_int), value :: compute_type, alg
+      type(c_ptr), intent(out) :: plan
+    end function
+    integer(c_int) function spxSDDMM_analyzeWithOptions(handle, a, b, c, compute_type, alg, &
+        options, plan) bind(C, name="spxSDDMM_analyzeWithOptions")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle, a, b, c
+      integer(c_int), value :: compute_type, alg
+      type(c_ptr), value :: options
       type(c_ptr), intent(out) :: plan
     end function
     integer(c_int) function spxSDDMM(handle, plan, alpha, a, b, beta, c, workspace) &

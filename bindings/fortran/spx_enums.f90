@@ -57,4 +57,7 @@ module spx_enums
   integer(c_int), parameter :: SPX_SPMM_ALG_SRBCRS = 3
   integer(c_int), parameter :: SPX_SPMM_ALG_SPTC_REORDER = 4
   integer(c_int), parameter :: SPX_SPMM_ALG_FALLBACK = 5
+
+  ! spxPlanOption_t (spxPlanOptionsSet / spxPlanOptionsGet)
+  integer(c_int), parameter :: SPX_PLAN_OPTION_AUTOTUNE = 0
 end module spx_enums

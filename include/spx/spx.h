@@ -137,6 +137,23 @@ SPX_API spxStatus_t spxSpMatGetValueType(spxConstSpMatDescr_t descr, spxDataType
 /** Points the descriptor at new device values of the same structure (see spxPlanUpdateValues). */
 SPX_API spxStatus_t spxSpMatSetValues(spxSpMatDescr_t descr, void* values);
 
+/* ---------------------------------------------------------------- analyze options */
+
+/** Creates an options object holding every default (host memory; no GPU needed). */
+SPX_API spxStatus_t spxCreatePlanOptions(spxPlanOptions_t* options);
+/** Destroys an options object. NULL is accepted. Plans analyzed with it do not depend on it. */
+SPX_API spxStatus_t spxDestroyPlanOptions(spxPlanOptions_t options);
+/**
+ * Sets one option from the host value at `value` of `size` bytes, which must be the option's
+ * value type (e.g. sizeof(int32_t)). An unknown option, a wrong size or a value out of the
+ * option's range is SPX_STATUS_INVALID_VALUE and leaves the object unchanged.
+ */
+SPX_API spxStatus_t spxPlanOptionsSet(spxPlanOptions_t options, spxPlanOption_t option,
+                                      const void* value, size_t size);
+/** Reads one option into the host buffer `value` of `size` bytes (the option's value type). */
+SPX_API spxStatus_t spxPlanOptionsGet(spxConstPlanOptions_t options, spxPlanOption_t option,
+                                      void* value, size_t size);
+
 /* ---------------------------------------------------------------- SpMM */
 
 /**
@@ -158,6 +175,14 @@ SPX_API spxStatus_t spxSpMM_analyze(spxHandle_t handle, spxConstSpMatDescr_t A,
                                     spxConstDnMatDescr_t B, spxConstDnMatDescr_t C,
                                     spxDataType_t compute_type, spxSpMMAlg_t alg,
                                     spxPlan_t* plan);
+/**
+ * spxSpMM_analyze with analyze options (see spxPlanOption_t). options may be NULL (every
+ * default: the same as spxSpMM_analyze). The options object is read during the call only.
+ */
+SPX_API spxStatus_t spxSpMM_analyzeWithOptions(spxHandle_t handle, spxConstSpMatDescr_t A,
+                                               spxConstDnMatDescr_t B, spxConstDnMatDescr_t C,
+                                               spxDataType_t compute_type, spxSpMMAlg_t alg,
+                                               spxConstPlanOptions_t options, spxPlan_t* plan);
 /** Device workspace bytes spxSpMM / spxSDDMM need for this plan (0 is a common answer). */
 SPX_API spxStatus_t spxPlanGetWorkspaceSize(const struct spxPlan* plan, size_t* bytes);
 /**
@@ -206,6 +231,11 @@ SPX_API spxStatus_t spxSDDMM_analyze(spxHandle_t handle, spxConstDnMatDescr_t A,
                                      spxConstDnMatDescr_t B, spxConstSpMatDescr_t C,
                                      spxDataType_t compute_type, spxSDDMMAlg_t alg,
                                      spxPlan_t* plan);
+/** spxSDDMM_analyze with analyze options (see spxSpMM_analyzeWithOptions); options may be NULL. */
+SPX_API spxStatus_t spxSDDMM_analyzeWithOptions(spxHandle_t handle, spxConstDnMatDescr_t A,
+                                                spxConstDnMatDescr_t B, spxConstSpMatDescr_t C,
+                                                spxDataType_t compute_type, spxSDDMMAlg_t alg,
+                                                spxConstPlanOptions_t options, spxPlan_t* plan);
 /**
  * Runs SDDMM on the handle's stream, asynchronously, writing C's values array in place
  * (C's structure must be the one analyzed). Scalars and workspace as for spxSpMM.

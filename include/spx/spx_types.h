@@ -76,6 +76,21 @@ typedef enum spxSpMMAlg {
 /** Same families for SDDMM. */
 typedef spxSpMMAlg_t spxSDDMMAlg_t;
 
+/**
+ * Settings of spxSpMM_analyzeWithOptions / spxSDDMM_analyzeWithOptions, set one at a time with
+ * spxPlanOptionsSet. Each option documents its value type; values are only ever appended.
+ */
+typedef enum spxPlanOption {
+  /**
+   * int32_t, 0 (default) or 1. With 1, analyze times every kernel configuration the chosen
+   * family offers (as spxSpMM_search does) on the handle's stream, reading B's data and
+   * writing only a scratch copy of C (the caller's C is not touched), and keeps the fastest
+   * (plan info: searched = 1). Makes analyze block until the timing is done. A plan with one
+   * configuration (and every SDDMM plan today) ignores it.
+   */
+  SPX_PLAN_OPTION_AUTOTUNE = 0
+} spxPlanOption_t;
+
 /** Opaque library context: device, stream, pointer mode. Used by one thread at a time. */
 typedef struct spxContext* spxHandle_t;
 /** Opaque sparse matrix descriptor. Wraps caller-owned device arrays; never copies or frees them. */
@@ -88,6 +103,10 @@ typedef struct spxDnMatDescr* spxDnMatDescr_t;
 typedef const struct spxDnMatDescr* spxConstDnMatDescr_t;
 /** Opaque plan: everything analyze computed, including a kernel-ready device copy of A. */
 typedef struct spxPlan* spxPlan_t;
+/** Opaque analyze options (spxCreatePlanOptions); a fresh object holds every default. */
+typedef struct spxPlanOptions* spxPlanOptions_t;
+/** Read-only view of analyze options. */
+typedef const struct spxPlanOptions* spxConstPlanOptions_t;
 
 /** What a plan chose and what it holds (filled by spxPlanGetInfo; plain host struct). */
 typedef struct spxPlanInfo {

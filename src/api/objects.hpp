@@ -19,6 +19,17 @@ struct spxContext {
   size_t smem_per_block_optin = 0;  ///< bytes a block may opt in to (for the family kernels)
 };
 
+/// Analyze options (spxPlanOptionsSet); the defaults are what spxSpMM_analyze uses.
+struct spxPlanOptions {
+  int32_t autotune = 0;  ///< SPX_PLAN_OPTION_AUTOTUNE
+
+  /// The defaults, for the analyze calls that take no options (or NULL).
+  static const spxPlanOptions& defaults() {
+    static const spxPlanOptions d{};
+    return d;
+  }
+};
+
 struct spxDnMatDescr {
   int64_t rows = 0, cols = 0, ld = 0;
   void* values = nullptr;

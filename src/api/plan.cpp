@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "api/candidate_timing.hpp"
 #include "core/log.hpp"
 #include "dispatch/families.hpp"
 #include "dispatch/structure.hpp"
@@ -43,14 +44,16 @@ void log_choice(const char* op, const spxPlan& p, int64_t m, int64_t k, int64_t 
 
 std::unique_ptr<spxPlan> analyze_spmm(const spxContext& h, const spxSpMatDescr& A,
                                       const spxDnMatDescr& B, const spxDnMatDescr& C,
-                                      spxDataType_t compute_type, spxSpMMAlg_t alg) {
+                                      spxDataType_t compute_type, spxSpMMAlg_t alg,
+                                      const spxPlanOptions& options) {
   const auto start = Clock::now();
   dispatch::expect_dense_on_device(B, "B's values");
   dispatch::expect_dense_on_device(C, "C's values");
   auto p = new_plan(h, Operation::SpMM, compute_type, A, B, C);
-  p->spmm = dispatch::build_spmm({h, A, B, C, compute_type}, alg, p->info);
+  p->spmm = dispatch::build_spmm({h, A, B, C, compute_type, options}, alg, p->info);
   p->info.candidates = p->spmm->candidate_count();
   p->info.workspace_bytes = p->spmm->workspace_bytes();
+  if (options.autotune) autotune_spmm(h, *p, B, C);
   p->info.analyze_ms = ms_since(start);
   log_choice("spxSpMM_analyze", *p, A.rows, A.cols, B.cols);
   return p;
@@ -58,12 +61,13 @@ std::unique_ptr<spxPlan> analyze_spmm(const spxContext& h, const spxSpMatDescr& 
 
 std::unique_ptr<spxPlan> analyze_sddmm(const spxContext& h, const spxDnMatDescr& A,
                                        const spxDnMatDescr& B, const spxSpMatDescr& C,
-                                       spxDataType_t compute_type, spxSDDMMAlg_t alg) {
+                                       spxDataType_t compute_type, spxSDDMMAlg_t alg,
+                                       const spxPlanOptions& options) {
   const auto start = Clock::now();
   dispatch::expect_dense_on_device(A, "A's values");
   dispatch::expect_dense_on_device(B, "B's values");
   auto p = new_plan(h, Operation::SDDMM, compute_type, C, A, B);
-  p->sddmm = dispatch::build_sddmm({h, A, B, C, compute_type}, alg, p->info);
+  p->sddmm = dispatch::build_sddmm({h, A, B, C, compute_type, options}, alg, p->info);
   p->info.candidates = 1;
   p->info.analyze_ms = ms_since(start);
   log_choice("spxSDDMM_analyze", *p, A.rows, A.cols, B.cols);

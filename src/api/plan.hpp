@@ -10,10 +10,12 @@ namespace spx::plan {
 
 std::unique_ptr<spxPlan> analyze_spmm(const spxContext& h, const spxSpMatDescr& A,
                                       const spxDnMatDescr& B, const spxDnMatDescr& C,
-                                      spxDataType_t compute_type, spxSpMMAlg_t alg);
+                                      spxDataType_t compute_type, spxSpMMAlg_t alg,
+                                      const spxPlanOptions& options);
 std::unique_ptr<spxPlan> analyze_sddmm(const spxContext& h, const spxDnMatDescr& A,
                                        const spxDnMatDescr& B, const spxSpMatDescr& C,
-                                       spxDataType_t compute_type, spxSDDMMAlg_t alg);
+                                       spxDataType_t compute_type, spxSDDMMAlg_t alg,
+                                       const spxPlanOptions& options);
 
 void update_values(const spxContext& h, spxPlan& plan, const spxSpMatDescr& A);
 

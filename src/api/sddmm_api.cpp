@@ -3,12 +3,13 @@
 #include "api/plan.hpp"
 #include "api/validate.hpp"
 
-extern "C" {
+namespace {
 
-spxStatus_t spxSDDMM_analyze(spxHandle_t handle, spxConstDnMatDescr_t A, spxConstDnMatDescr_t B,
-                             spxConstSpMatDescr_t C, spxDataType_t compute_type,
-                             spxSDDMMAlg_t alg, spxPlan_t* plan) {
-  return spx::guard("spxSDDMM_analyze", [&] {
+/// spxSDDMM_analyze and spxSDDMM_analyzeWithOptions (NULL options = the defaults).
+spxStatus_t analyze(const char* function, spxHandle_t handle, spxConstDnMatDescr_t A,
+                    spxConstDnMatDescr_t B, spxConstSpMatDescr_t C, spxDataType_t compute_type,
+                    spxSDDMMAlg_t alg, spxConstPlanOptions_t options, spxPlan_t* plan) {
+  return spx::guard(function, [&] {
     spx::validate::handle(handle);
     spx::validate::not_null(A, "A");
     spx::validate::not_null(B, "B");
@@ -18,8 +19,26 @@ spxStatus_t spxSDDMM_analyze(spxHandle_t handle, spxConstDnMatDescr_t A, spxCons
     spx::validate::sddmm_shapes(*A, *B, *C);
     spx::validate::product_types(A->type, B->type, C->type, compute_type);
     spx::device::DeviceGuard on_device(handle->device);
-    *plan = spx::plan::analyze_sddmm(*handle, *A, *B, *C, compute_type, alg).release();
+    const spxPlanOptions& opts = options ? *options : spxPlanOptions::defaults();
+    *plan = spx::plan::analyze_sddmm(*handle, *A, *B, *C, compute_type, alg, opts).release();
   });
+}
+
+}  // namespace
+
+extern "C" {
+
+spxStatus_t spxSDDMM_analyzeWithOptions(spxHandle_t handle, spxConstDnMatDescr_t A,
+                                        spxConstDnMatDescr_t B, spxConstSpMatDescr_t C,
+                                        spxDataType_t compute_type, spxSDDMMAlg_t alg,
+                                        spxConstPlanOptions_t options, spxPlan_t* plan) {
+  return analyze("spxSDDMM_analyzeWithOptions", handle, A, B, C, compute_type, alg, options, plan);
+}
+
+spxStatus_t spxSDDMM_analyze(spxHandle_t handle, spxConstDnMatDescr_t A, spxConstDnMatDescr_t B,
+                             spxConstSpMatDescr_t C, spxDataType_t compute_type, spxSDDMMAlg_t alg,
+                             spxPlan_t* plan) {
+  return analyze("spxSDDMM_analyze", handle, A, B, C, compute_type, alg, nullptr, plan);
 }
 
 spxStatus_t spxSDDMM(spxHandle_t handle, const struct spxPlan* plan, const void* alpha,

@@ -7,16 +7,16 @@
 
 namespace {
 
-void check_plan(const spxPlan* plan) { spx::validate::not_null(plan, "plan"); }
+void check_plan(const spxPlan* plan) {
+  spx::validate::not_null(plan, "plan");
+}
 
-}  // namespace
-
-extern "C" {
-
-spxStatus_t spxSpMM_analyze(spxHandle_t handle, spxConstSpMatDescr_t A, spxConstDnMatDescr_t B,
-                            spxConstDnMatDescr_t C, spxDataType_t compute_type, spxSpMMAlg_t alg,
-                            spxPlan_t* plan) {
-  return spx::guard("spxSpMM_analyze", [&] {
+/// spxSpMM_analyze and spxSpMM_analyzeWithOptions (NULL options = the defaults); `function`
+/// names the entry point in error messages and logs.
+spxStatus_t analyze(const char* function, spxHandle_t handle, spxConstSpMatDescr_t A,
+                    spxConstDnMatDescr_t B, spxConstDnMatDescr_t C, spxDataType_t compute_type,
+                    spxSpMMAlg_t alg, spxConstPlanOptions_t options, spxPlan_t* plan) {
+  return spx::guard(function, [&] {
     spx::validate::handle(handle);
     spx::validate::not_null(A, "A");
     spx::validate::not_null(B, "B");
@@ -26,8 +26,26 @@ spxStatus_t spxSpMM_analyze(spxHandle_t handle, spxConstSpMatDescr_t A, spxConst
     spx::validate::spmm_shapes(*A, *B, *C);
     spx::validate::product_types(A->type, B->type, C->type, compute_type);
     spx::device::DeviceGuard on_device(handle->device);
-    *plan = spx::plan::analyze_spmm(*handle, *A, *B, *C, compute_type, alg).release();
+    const spxPlanOptions& opts = options ? *options : spxPlanOptions::defaults();
+    *plan = spx::plan::analyze_spmm(*handle, *A, *B, *C, compute_type, alg, opts).release();
   });
+}
+
+}  // namespace
+
+extern "C" {
+
+spxStatus_t spxSpMM_analyzeWithOptions(spxHandle_t handle, spxConstSpMatDescr_t A,
+                                       spxConstDnMatDescr_t B, spxConstDnMatDescr_t C,
+                                       spxDataType_t compute_type, spxSpMMAlg_t alg,
+                                       spxConstPlanOptions_t options, spxPlan_t* plan) {
+  return analyze("spxSpMM_analyzeWithOptions", handle, A, B, C, compute_type, alg, options, plan);
+}
+
+spxStatus_t spxSpMM_analyze(spxHandle_t handle, spxConstSpMatDescr_t A, spxConstDnMatDescr_t B,
+                            spxConstDnMatDescr_t C, spxDataType_t compute_type, spxSpMMAlg_t alg,
+                            spxPlan_t* plan) {
+  return analyze("spxSpMM_analyze", handle, A, B, C, compute_type, alg, nullptr, plan);
 }
 
 spxStatus_t spxPlanGetWorkspaceSize(const struct spxPlan* plan, size_t* bytes) {
@@ -62,8 +80,9 @@ spxStatus_t spxPlanUpdateValues(spxHandle_t handle, spxPlan_t plan, spxConstSpMa
     spx::validate::not_null(A, "A");
     SPX_CHECK_ARG(plan->op == spx::Operation::SpMM,
                   "an SDDMM plan keeps no copy of values: there is nothing to update");
-    SPX_CHECK_ARG(spx::SparseSignature::of(*A) == plan->sparse,
-                  "A differs in format, shape, nnz or type from the matrix the plan was analyzed for");
+    SPX_CHECK_ARG(
+        spx::SparseSignature::of(*A) == plan->sparse,
+        "A differs in format, shape, nnz or type from the matrix the plan was analyzed for");
     spx::device::DeviceGuard on_device(handle->device);
     spx::plan::update_values(*handle, *plan, *A);
   });

@@ -10,13 +10,15 @@
 
 namespace spx::dispatch {
 
-/// Everything analyze knows about an SpMM C = A * B (+ C): operands and the handle's device.
+/// Everything analyze knows about an SpMM C = A * B (+ C): operands, the handle's device and
+/// the caller's analyze options.
 struct SpmmProblem {
   const spxContext& h;
   const spxSpMatDescr& A;
   const spxDnMatDescr& B;
   const spxDnMatDescr& C;
   spxDataType_t compute_type;
+  const spxPlanOptions& options;
 };
 
 /// Everything analyze knows about an SDDMM C = (A * B) .* spy(C) (+ C).
@@ -26,6 +28,7 @@ struct SddmmProblem {
   const spxDnMatDescr& B;
   const spxSpMatDescr& C;
   spxDataType_t compute_type;
+  const spxPlanOptions& options;
 };
 
 /// Per-call arguments: the scalars as the user passed them and the current dense operands.

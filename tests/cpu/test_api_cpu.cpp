@@ -50,6 +50,7 @@ static_assert(SPX_SPMM_ALG_DEFAULT == 0 && SPX_SPMM_ALG_NM == 1 && SPX_SPMM_ALG_
                   SPX_SPMM_ALG_FALLBACK == 5,
               "algorithm values are ABI");
 static_assert(SPX_POINTER_MODE_HOST == 0 && SPX_POINTER_MODE_DEVICE == 1, "pointer modes are ABI");
+static_assert(SPX_PLAN_OPTION_AUTOTUNE == 0, "plan option values are ABI");
 // New fields take their room from `reserved`: the struct keeps its size (LP64: 400 bytes).
 static_assert(sizeof(spxPlanInfo_t::kernel) == 64 && sizeof(spxPlanInfo_t::config) == 192 &&
                   (sizeof(void*) != 8 || sizeof(spxPlanInfo_t) == 400),
@@ -185,6 +186,12 @@ TEST_CASE("operations reject a null handle and a null plan", "[api][cpu]") {
 
   CHECK_SPX_INVALID(spxSpMM_analyze(nullptr, A, B, C, SPX_R_32F, SPX_SPMM_ALG_DEFAULT, &plan));
   CHECK(plan == nullptr);
+  CHECK_SPX_INVALID(spxSpMM_analyzeWithOptions(nullptr, A, B, C, SPX_R_32F, SPX_SPMM_ALG_DEFAULT,
+                                               nullptr, &plan));
+  CHECK(plan == nullptr);
+  CHECK_SPX_INVALID(spxSDDMM_analyzeWithOptions(nullptr, Ad, B, Cs, SPX_R_32F,
+                                                SPX_SPMM_ALG_DEFAULT, nullptr, &plan));
+  CHECK(plan == nullptr);
   CHECK_SPX_INVALID(spxSpMM(nullptr, nullptr, &alpha, A, B, &beta, C, nullptr));
   CHECK_SPX_INVALID(spxSpMM_search(nullptr, nullptr, &alpha, A, B, &beta, C, nullptr));
   CHECK_SPX_INVALID(spxSDDMM_analyze(nullptr, Ad, B, Cs, SPX_R_32F, SPX_SPMM_ALG_DEFAULT, &plan));
@@ -200,6 +207,54 @@ TEST_CASE("operations reject a null handle and a null plan", "[api][cpu]") {
   CHECK_SPX_STATUS(spxDestroyDnMat(B), SPX_STATUS_SUCCESS);
   CHECK_SPX_STATUS(spxDestroyDnMat(C), SPX_STATUS_SUCCESS);
   CHECK_SPX_STATUS(spxDestroyDnMat(Ad), SPX_STATUS_SUCCESS);
+}
+
+// ---------------------------------------------------------------- analyze options
+
+TEST_CASE("plan options: defaults, set and get", "[api][cpu]") {
+  spxPlanOptions_t opts = nullptr;
+  REQUIRE_SPX(spxCreatePlanOptions(&opts));
+  REQUIRE(opts != nullptr);
+  int32_t v = -7;
+  REQUIRE_SPX(spxPlanOptionsGet(opts, SPX_PLAN_OPTION_AUTOTUNE, &v, sizeof v));
+  CHECK(v == 0);
+  const int32_t on = 1, off = 0;
+  REQUIRE_SPX(spxPlanOptionsSet(opts, SPX_PLAN_OPTION_AUTOTUNE, &on, sizeof on));
+  REQUIRE_SPX(spxPlanOptionsGet(opts, SPX_PLAN_OPTION_AUTOTUNE, &v, sizeof v));
+  CHECK(v == 1);
+  REQUIRE_SPX(spxPlanOptionsSet(opts, SPX_PLAN_OPTION_AUTOTUNE, &off, sizeof off));
+  REQUIRE_SPX(spxPlanOptionsGet(opts, SPX_PLAN_OPTION_AUTOTUNE, &v, sizeof v));
+  CHECK(v == 0);
+  CHECK_SPX_STATUS(spxDestroyPlanOptions(opts), SPX_STATUS_SUCCESS);
+  CHECK_SPX_STATUS(spxDestroyPlanOptions(nullptr), SPX_STATUS_SUCCESS);
+}
+
+TEST_CASE("plan options: bad arguments", "[api][cpu]") {
+  CHECK_SPX_INVALID(spxCreatePlanOptions(nullptr));
+  spxPlanOptions_t opts = nullptr;
+  REQUIRE_SPX(spxCreatePlanOptions(&opts));
+  const int32_t on = 1;
+  int32_t v = 0;
+  const auto unknown = static_cast<spxPlanOption_t>(99);
+  CHECK_SPX_INVALID(spxPlanOptionsSet(nullptr, SPX_PLAN_OPTION_AUTOTUNE, &on, sizeof on));
+  CHECK_SPX_INVALID(spxPlanOptionsGet(nullptr, SPX_PLAN_OPTION_AUTOTUNE, &v, sizeof v));
+  CHECK_SPX_INVALID(spxPlanOptionsSet(opts, SPX_PLAN_OPTION_AUTOTUNE, nullptr, sizeof on));
+  CHECK(last_message().find("value") != std::string::npos);
+  CHECK_SPX_INVALID(spxPlanOptionsGet(opts, SPX_PLAN_OPTION_AUTOTUNE, nullptr, sizeof v));
+  CHECK_SPX_INVALID(spxPlanOptionsSet(opts, unknown, &on, sizeof on));
+  CHECK(last_message().find("99") != std::string::npos);
+  CHECK_SPX_INVALID(spxPlanOptionsGet(opts, unknown, &v, sizeof v));
+  CHECK_SPX_INVALID(spxPlanOptionsSet(opts, SPX_PLAN_OPTION_AUTOTUNE, &on, 8));
+  CHECK(last_message().find("size (8)") != std::string::npos);
+  CHECK_SPX_INVALID(spxPlanOptionsGet(opts, SPX_PLAN_OPTION_AUTOTUNE, &v, 2));
+  for (const int32_t bad : {2, -1}) {
+    CHECK_SPX_INVALID(spxPlanOptionsSet(opts, SPX_PLAN_OPTION_AUTOTUNE, &bad, sizeof bad));
+    CHECK(last_message().find("0 or 1") != std::string::npos);
+  }
+  // A rejected value leaves the object unchanged.
+  REQUIRE_SPX(spxPlanOptionsGet(opts, SPX_PLAN_OPTION_AUTOTUNE, &v, sizeof v));
+  CHECK(v == 0);
+  CHECK_SPX_STATUS(spxDestroyPlanOptions(opts), SPX_STATUS_SUCCESS);
 }
 
 // ---------------------------------------------------------------- dense descriptors

@@ -537,6 +537,74 @@ TEST_CASE("spxSpMM_search", "[api]") {
     }
 }
 
+// SPX_PLAN_OPTION_AUTOTUNE: analyze times the candidates itself (plan info says searched when
+// there was a choice), never reads or writes the caller's C (poisoned here), works whatever the
+// handle's pointer mode, and the tuned plan computes the right product.
+TEST_CASE("analyze with SPX_PLAN_OPTION_AUTOTUNE", "[api]") {
+  UniqueHandle h = make_handle();
+  spxPlanOptions_t raw = nullptr;
+  REQUIRE_SPX(spxCreatePlanOptions(&raw));
+  std::unique_ptr<spxPlanOptions, decltype(&spxDestroyPlanOptions)> opts(raw, spxDestroyPlanOptions);
+  const int32_t on = 1;
+  REQUIRE_SPX(spxPlanOptionsSet(opts.get(), SPX_PLAN_OPTION_AUTOTUNE, &on, sizeof on));
+  const FormatSpec formats[] = {csr_spec(), bcrs_spec(8), nm_spec(2, 4, 32), ell_spec()};
+  const spxDataType_t types[][2] = {{SPX_R_32F, SPX_R_32F}, {SPX_R_16F, SPX_R_32F},
+                                    {SPX_R_8I, SPX_R_32I}};
+  uint64_t seed = 575;
+  for (const spxPointerMode_t mode : {SPX_POINTER_MODE_HOST, SPX_POINTER_MODE_DEVICE})
+    for (const FormatSpec& f : formats)
+      for (const auto& t : types) {
+        const std::string what = "autotune " + f.name() + " " + type_name(t[0]) + " -> " +
+                                 type_name(t[1]) + (mode == SPX_POINTER_MODE_DEVICE ? " (device scalars)" : "");
+        INFO(what);
+        REQUIRE_SPX(spxSetPointerMode(h.get(), mode));
+        Spmm p = make_spmm(seed++, f, 96, 128, 64, t[0], t[1], SPX_ORDER_COL, SPX_ORDER_ROW);
+        const std::vector<uint8_t> poison(p.dC.buf.size(), 0xFF);  // NaN / -1 in every element
+        p.dC.buf.upload(poison);  // analyze must neither read nor write C
+        spxPlan_t raw_plan = nullptr;
+        REQUIRE_SPX(spxSpMM_analyzeWithOptions(h.get(), p.dA.get(), p.dB.get(), p.dC.get(), p.compute,
+                                               SPX_SPMM_ALG_DEFAULT, opts.get(), &raw_plan));
+        UniquePlan plan(raw_plan);
+        device_sync();
+        CHECK(p.dC.buf.download() == poison);
+        spxPlanInfo_t info{};
+        REQUIRE_SPX(spxPlanGetInfo(plan.get(), &info));
+        INFO(info.candidates << " candidates, config " << info.config);
+        CHECK(info.searched == (info.candidates > 1 ? 1 : 0));
+        REQUIRE_SPX(spxSetPointerMode(h.get(), SPX_POINTER_MODE_HOST));
+        p.dC.buf.upload(p.C.data);
+        run_and_check(h.get(), plan.get(), p,
+                      t[1] == SPX_R_32I ? ref::Scalars{-1, 1} : ref::Scalars{0.5, -2}, p.A, what);
+      }
+  // NULL options are the defaults: the same plan as spxSpMM_analyze, not searched.
+  Spmm p = make_spmm(590, ell_spec(), 64, 96, 32, SPX_R_32F, SPX_R_32F);
+  spxPlan_t raw_plan = nullptr;
+  REQUIRE_SPX(spxSpMM_analyzeWithOptions(h.get(), p.dA.get(), p.dB.get(), p.dC.get(), p.compute,
+                                         SPX_SPMM_ALG_DEFAULT, nullptr, &raw_plan));
+  UniquePlan plan(raw_plan);
+  spxPlanInfo_t info{};
+  REQUIRE_SPX(spxPlanGetInfo(plan.get(), &info));
+  CHECK(info.searched == 0);
+  run_and_check(h.get(), plan.get(), p, ref::Scalars{0.5, -2}, p.A, "NULL options");
+  // SDDMM takes options too (one configuration: autotune changes nothing).
+  Sddmm q = make_sddmm(591, csr_spec(), 32, 48, 40, SPX_R_32F, SPX_R_32F);
+  REQUIRE_SPX(spxSDDMM_analyzeWithOptions(h.get(), q.dA.get(), q.dB.get(), q.dC.get(), q.compute,
+                                          SPX_SPMM_ALG_DEFAULT, opts.get(), &raw_plan));
+  UniquePlan sddmm_plan(raw_plan);
+  REQUIRE_SPX(spxPlanGetInfo(sddmm_plan.get(), &info));
+  CHECK(info.searched == 0);
+  // Bad arguments: the same checks as spxSpMM_analyze, in the same order.
+  CHECK_SPX_INVALID(spxSpMM_analyzeWithOptions(nullptr, p.dA.get(), p.dB.get(), p.dC.get(),
+                                               p.compute, SPX_SPMM_ALG_DEFAULT, opts.get(), &raw_plan));
+  CHECK_SPX_INVALID(spxSpMM_analyzeWithOptions(h.get(), nullptr, p.dB.get(), p.dC.get(), p.compute,
+                                               SPX_SPMM_ALG_DEFAULT, opts.get(), &raw_plan));
+  CHECK_SPX_INVALID(spxSpMM_analyzeWithOptions(h.get(), p.dA.get(), p.dB.get(), p.dC.get(),
+                                               p.compute, SPX_SPMM_ALG_DEFAULT, opts.get(), nullptr));
+  CHECK_SPX_INVALID(spxSDDMM_analyzeWithOptions(h.get(), q.dA.get(), nullptr, q.dC.get(), q.compute,
+                                                SPX_SPMM_ALG_DEFAULT, opts.get(), &raw_plan));
+  CHECK(raw_plan == nullptr);
+}
+
 TEST_CASE("spxSpMM_search bad arguments", "[api][bad]") {
   UniqueHandle h = make_handle();
   Spmm p = make_spmm(570, csr_spec(), 16, 32, 8, SPX_R_32F, SPX_R_32F);

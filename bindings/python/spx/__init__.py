@@ -13,12 +13,13 @@ caller's array type. Work runs on the caller's current stream (see Handle).
 """
 from ._lib import library_path
 from .dense import Dense
-from .enums import DataType, Format, Order, PointerMode, SDDMMAlg, SpMMAlg, Status
+from .enums import DataType, Format, Order, PlanOption, PointerMode, SDDMMAlg, SpMMAlg, Status
 from .errors import (AllocFailedError, ArchMismatchError, ExecutionFailedError, InternalError,
                      InvalidValueError, LibraryNotFoundError, NotInitializedError,
                      NotSupportedError, SpxError, SpxIOError)
 from .handle import Handle, default_handle
 from .ops import sddmm, spmm
+from .options import PlanOptions
 from .plan import Plan, PlanInfo, SDDMMPlan, SpMMPlan
 from .prune import check_nm, ell_width_for, prune_nm, prune_uniform
 from .sparse import BcrsMatrix, CsrMatrix, EllMatrix, NMMatrix, SparseMatrix
@@ -55,7 +56,7 @@ __all__ = [
     "AllocFailedError", "ArchMismatchError", "BcrsMatrix", "CsrMatrix", "DataType", "Dense",
     "EllMatrix", "ExecutionFailedError", "Format", "Handle", "InternalError", "InvalidValueError",
     "LibraryNotFoundError", "NMMatrix", "NotInitializedError", "NotSupportedError", "Order",
-    "Plan", "PlanInfo", "PointerMode", "SDDMMAlg", "SDDMMPlan", "SparseMatrix", "SpMMAlg",
+    "Plan", "PlanInfo", "PlanOption", "PlanOptions", "PointerMode", "SDDMMAlg", "SDDMMPlan", "SparseMatrix", "SpMMAlg",
     "SpMMPlan", "SpxError", "SpxIOError", "Status", "check_nm", "default_handle", "ell_width_for",
     "library_path", "library_version", "prune_nm", "prune_uniform", "sddmm", "spmm",
     "status_name", "status_string",

@@ -85,8 +85,14 @@ SIGNATURES = {
     "spxSpMatGetFormat": (_S, [_P, POINTER(c_int)]),
     "spxSpMatGetValueType": (_S, [_P, POINTER(c_int)]),
     "spxSpMatSetValues": (_S, [_P, _P]),
+    # analyze options
+    "spxCreatePlanOptions": (_S, [_PP]),
+    "spxDestroyPlanOptions": (_S, [_P]),
+    "spxPlanOptionsSet": (_S, [_P, _S, _P, c_size_t]),
+    "spxPlanOptionsGet": (_S, [_P, _S, _P, c_size_t]),
     # SpMM
     "spxSpMM_analyze": (_S, [_P, _P, _P, _P, _S, _S, _PP]),
+    "spxSpMM_analyzeWithOptions": (_S, [_P, _P, _P, _P, _S, _S, _P, _PP]),
     "spxPlanGetWorkspaceSize": (_S, [_P, POINTER(c_size_t)]),
     "spxSpMM": (_S, [_P, _P, _P, _P, _P, _P, _P, _P]),
     "spxSpMM_search": (_S, [_P, _P, _P, _P, _P, _P, _P, _P]),
@@ -95,6 +101,7 @@ SIGNATURES = {
     "spxPlanDestroy": (_S, [_P]),
     # SDDMM
     "spxSDDMM_analyze": (_S, [_P, _P, _P, _P, _S, _S, _PP]),
+    "spxSDDMM_analyzeWithOptions": (_S, [_P, _P, _P, _P, _S, _S, _P, _PP]),
     "spxSDDMM": (_S, [_P, _P, _P, _P, _P, _P, _P, _P]),
     # pruning on the device
     "spxPruneNM": (_S, [_P, _I64, _I64, _P, _I64, _S, _S, _I64, _I64, _I64, _P, _P]),

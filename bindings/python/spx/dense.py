@@ -4,7 +4,8 @@ from __future__ import annotations
 import ctypes
 
 from ._arrays import ArrayView, as_datatype, storage_itemsize, view
-from ._lib import call, lib
+from ._lib import call
+from ._owned import COwner
 from .enums import DataType, Order
 from .errors import InvalidValueError
 
@@ -90,9 +91,12 @@ class Dense:
                 f"{self.order.name}, ld={self.ld}, {self.view.kind})")
 
 
-class DnMatDescriptor:
+class DnMatDescriptor(COwner):
     """spxDnMatDescr_t over a Dense, destroyed with this object (host-only: creating one needs no
     GPU). Keeps the Dense (hence the array) alive."""
+
+    _c_pointer = "ptr"
+    _c_destroy = "spxDestroyDnMat"
 
     def __init__(self, d: Dense):
         self.dense = d
@@ -100,24 +104,6 @@ class DnMatDescriptor:
         call("spxCreateDnMat", ctypes.byref(self.ptr), d.shape[0], d.shape[1], d.ld,
              ctypes.c_void_p(d.ptr), int(d.dtype), int(d.order))
 
-    def close(self):
-        if self.ptr:
-            try:
-                lib().spxDestroyDnMat(self.ptr)
-            finally:
-                self.ptr = ctypes.c_void_p()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
 def as_dense(x, stream=None) -> Dense:

@@ -85,3 +85,9 @@ class SpMMAlg(IntEnum):
 
 #: spxSDDMMAlg_t is the same enum in C.
 SDDMMAlg = SpMMAlg
+
+
+class PlanOption(IntEnum):
+    """spxPlanOption_t: settings of analyze (see :class:`spx.PlanOptions`)."""
+
+    AUTOTUNE = 0

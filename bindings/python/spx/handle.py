@@ -5,7 +5,8 @@ import ctypes
 import threading
 
 from . import _arrays, _backend
-from ._lib import call, lib
+from ._lib import call
+from ._owned import COwner
 from .enums import PointerMode
 
 
@@ -26,7 +27,7 @@ def stream_pointer(stream) -> int:
                     "torch.cuda.Stream or a CuPy stream)")
 
 
-class Handle:
+class Handle(COwner):
     """A libspx handle on the current CUDA device.
 
     ``Handle()`` follows the caller's stream: before each operation it takes the current stream
@@ -36,6 +37,8 @@ class Handle:
     ``handle.stream = None`` goes back to following. One thread at a time may use a handle.
     """
 
+    _c_destroy = "spxDestroy"
+
     def __init__(self, stream=None):
         self._ptr = ctypes.c_void_p()
         call("spxCreate", ctypes.byref(self._ptr))
@@ -43,27 +46,6 @@ class Handle:
         self._current = 0
         if self._fixed:
             self._set(stream_pointer(stream))
-
-    # -- lifetime
-    def close(self) -> None:
-        """Destroys the handle (plans made with it must not be executed with it afterwards)."""
-        if self._ptr:
-            try:
-                lib().spxDestroy(self._ptr)
-            finally:
-                self._ptr = ctypes.c_void_p()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:  # interpreter shutdown: the library may already be gone
-            pass
 
     @property
     def ptr(self) -> ctypes.c_void_p:

@@ -12,11 +12,13 @@ from dataclasses import dataclass
 
 from . import _backend
 from ._arrays import as_datatype, view
-from ._lib import PlanInfoStruct, call, lib
+from ._lib import PlanInfoStruct, call
+from ._owned import COwner
 from .dense import Dense, as_dense
 from .enums import DataType, Order, PointerMode, SpMMAlg
 from .errors import InvalidValueError
 from .handle import resolve
+from .options import PlanOptions, resolve_options
 from .sparse import SparseMatrix
 
 
@@ -91,8 +93,10 @@ def _scalars(h, alpha, beta, integer: bool):
         h.pointer_mode = PointerMode.HOST
 
 
-class Plan:
+class Plan(COwner):
     """Base of SpMMPlan and SDDMMPlan. Build them with :meth:`Plan.spmm` / :meth:`Plan.sddmm`."""
+
+    _c_destroy = "spxPlanDestroy"
 
     def __init__(self, handle):
         self._ptr = ctypes.c_void_p()
@@ -102,18 +106,21 @@ class Plan:
     # -- constructors
     @staticmethod
     def spmm(A: SparseMatrix, B, out=None, *, handle=None, out_dtype=None, out_order=None,
-             compute_type=None, alg=SpMMAlg.DEFAULT) -> "SpMMPlan":
+             compute_type=None, alg=SpMMAlg.DEFAULT, options: PlanOptions | None = None,
+             autotune: bool | None = None) -> "SpMMPlan":
         """Analyzes C = alpha * A @ B + beta * C for B's shape, type and order. `out` (optional)
         gives C's type and order; otherwise out_dtype (default: A's float type, or 32I for
-        integer inputs) and out_order (default: B's order)."""
+        integer inputs) and out_order (default: B's order). `options` (spx.PlanOptions) or the
+        shortcut `autotune=True` set analyze options (autotune reads B's data)."""
         return SpMMPlan(A, B, out, handle=handle, out_dtype=out_dtype, out_order=out_order,
-                        compute_type=compute_type, alg=alg)
+                        compute_type=compute_type, alg=alg, options=options, autotune=autotune)
 
     @staticmethod
     def sddmm(A, B, C: SparseMatrix, *, handle=None, compute_type=None,
-              alg=SpMMAlg.DEFAULT) -> "SDDMMPlan":
+              alg=SpMMAlg.DEFAULT, options: PlanOptions | None = None) -> "SDDMMPlan":
         """Analyzes C = alpha * (A @ B) .* spy(C) + beta * C with C sparse (its pattern is the mask)."""
-        return SDDMMPlan(A, B, C, handle=handle, compute_type=compute_type, alg=alg)
+        return SDDMMPlan(A, B, C, handle=handle, compute_type=compute_type, alg=alg,
+                         options=options)
 
     # -- common calls
     @property
@@ -143,26 +150,8 @@ class Plan:
             self._workspace = backend.empty((n,), DataType.R_8U, like.device)
         return ctypes.c_void_p(view(self._workspace).ptr)
 
-    def close(self) -> None:
-        """Frees the plan (waits for the device first) and drops its references."""
-        if self._ptr:
-            try:
-                lib().spxPlanDestroy(self._ptr)
-            finally:
-                self._ptr = ctypes.c_void_p()
-                self._workspace = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
+    def _after_close(self) -> None:
+        self._workspace = None  # the plan is gone (spxPlanDestroy waited for the device)
 
 
 def _default_compute(dtype: DataType) -> DataType:
@@ -173,7 +162,8 @@ class SpMMPlan(Plan):
     """C = alpha * A @ B + beta * C, analyzed once. Call it with new B (and C) of the analyzed
     shapes, types and orders: ``C = plan(B)`` or ``plan(B, out=C, beta=1.0)``."""
 
-    def __init__(self, A, B, out, *, handle, out_dtype, out_order, compute_type, alg):
+    def __init__(self, A, B, out, *, handle, out_dtype, out_order, compute_type, alg,
+                 options=None, autotune=None):
         super().__init__(handle)
         if not isinstance(A, SparseMatrix):
             raise InvalidValueError(f"A must be an spx sparse matrix, not {type(A).__name__}")
@@ -190,9 +180,15 @@ class SpMMPlan(Plan):
         self.out_dtype, self.out_order, self.out_shape = c.dtype, c.order, c.shape
         self.compute_type = as_datatype(compute_type) if compute_type is not None else _default_compute(A.dtype)
         h = resolve(handle, [b.view])
-        with b.descriptor() as bd, c.descriptor() as cd:
-            call("spxSpMM_analyze", h.ptr, A.descr, bd.ptr, cd.ptr, int(self.compute_type),
-                 int(alg), ctypes.byref(self._ptr))
+        opts, temporary = resolve_options(options, autotune)
+        try:
+            with b.descriptor() as bd, c.descriptor() as cd:
+                call("spxSpMM_analyzeWithOptions", h.ptr, A.descr, bd.ptr, cd.ptr,
+                     int(self.compute_type), int(alg), opts.ptr if opts is not None else None,
+                     ctypes.byref(self._ptr))
+        finally:
+            if temporary:
+                opts.close()
 
     def _out(self, b: Dense, out):
         if out is not None:
@@ -240,7 +236,7 @@ class SDDMMPlan(Plan):
     """C = alpha * (A @ B) .* spy(C) + beta * C, analyzed once; C is a sparse matrix whose values
     are written in place: ``plan(A, B)`` returns C."""
 
-    def __init__(self, A, B, C, *, handle, compute_type, alg):
+    def __init__(self, A, B, C, *, handle, compute_type, alg, options=None):
         super().__init__(handle)
         if not isinstance(C, SparseMatrix):
             raise InvalidValueError(f"C must be an spx sparse matrix, not {type(C).__name__}")
@@ -249,8 +245,9 @@ class SDDMMPlan(Plan):
         self.compute_type = as_datatype(compute_type) if compute_type is not None else _default_compute(a.dtype)
         h = resolve(handle, [a.view])
         with a.descriptor() as ad, b.descriptor() as bd:
-            call("spxSDDMM_analyze", h.ptr, ad.ptr, bd.ptr, C.descr, int(self.compute_type),
-                 int(alg), ctypes.byref(self._ptr))
+            call("spxSDDMM_analyzeWithOptions", h.ptr, ad.ptr, bd.ptr, C.descr,
+                 int(self.compute_type), int(alg), options.ptr if options is not None else None,
+                 ctypes.byref(self._ptr))
 
     def __call__(self, A, B, C=None, *, alpha=1.0, beta=0.0, handle=None):
         C = self.C if C is None else C

@@ -12,7 +12,8 @@ import ctypes
 
 from . import _backend
 from ._arrays import ArrayView, as_datatype, storage_itemsize, view
-from ._lib import call, lib
+from ._lib import call
+from ._owned import COwner
 from .enums import DataType, Format
 from .errors import InvalidValueError
 
@@ -51,10 +52,13 @@ def _value_type(v: ArrayView, dtype) -> DataType:
     return v.dtype
 
 
-class SparseMatrix:
+class SparseMatrix(COwner):
     """Base of the four formats. ``shape``, ``dtype`` (DataType), ``format`` (Format), ``nnz``
     (stored entries, padding included, as spxSpMatGetSize reports), ``values`` (the caller's
     values array) and ``arrays`` (every array by name)."""
+
+    _c_pointer = "_descr"
+    _c_destroy = "spxDestroySpMat"
 
     format: Format
 
@@ -117,26 +121,6 @@ class SparseMatrix:
         """A new matrix with this one's structure (its index arrays are shared) and other values,
         for example the same pattern in fp16: ``A.with_values(A.values.half())``."""
         raise NotImplementedError
-
-    # -- lifetime
-    def close(self) -> None:
-        if self._descr:
-            try:
-                lib().spxDestroySpMat(self._descr)
-            finally:
-                self._descr = ctypes.c_void_p()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
     def __repr__(self):
         return (f"spx.{type(self).__name__}({self.shape[0]}x{self.shape[1]}, {self.dtype.name}, "

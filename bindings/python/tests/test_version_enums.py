@@ -15,6 +15,7 @@ ENUMS = {
     "spxFormat": (spx.Format, "SPX_FORMAT_"),
     "spxPointerMode": (spx.PointerMode, "SPX_POINTER_MODE_"),
     "spxSpMMAlg": (spx.SpMMAlg, "SPX_SPMM_ALG_"),
+    "spxPlanOption": (spx.PlanOption, "SPX_PLAN_OPTION_"),
 }
 
 

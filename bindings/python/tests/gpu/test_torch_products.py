@@ -207,6 +207,22 @@ def test_plan_reuse_update_values_and_info():
         plan(B)
 
 
+def test_autotune_in_analyze():
+    W = rand(256, 512)
+    A = spx.prune_nm(W, 1, 4, 32)
+    B = rand(512, 96)
+    out = torch.full((256, 96), float("nan"), device=DEV)
+    plan = spx.Plan.spmm(A, B, out, autotune=True)  # times the candidates, never touches `out`
+    torch.cuda.synchronize()
+    assert torch.isnan(out).all()
+    assert plan.info.searched == (plan.info.candidates > 1)
+    assert_float_close(plan(B, out), to_dense(A), B)
+    with spx.PlanOptions(autotune=True) as opts:
+        plan2 = spx.Plan.spmm(A, B, options=opts)
+    assert plan2.info.searched == plan.info.searched
+    assert_float_close(plan2(B), to_dense(A), B)
+
+
 def test_scalars_on_host_and_device_and_out():
     A = spx.prune_uniform(rand(40, 60), ell_width=12)
     B = rand(60, 9)

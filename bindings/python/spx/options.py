@@ -1,0 +1,70 @@
+"""Analyze options (spxPlanOptions_t): settings a plan is analyzed with, beyond the operands.
+
+    opts = spx.PlanOptions(autotune=True)       # or Plan.spmm(A, X, autotune=True)
+    plan = spx.Plan.spmm(A, X, options=opts)
+"""
+from __future__ import annotations
+
+import ctypes
+
+from ._lib import call
+from ._owned import COwner
+from .enums import PlanOption
+
+#: The C value type of each option (spxPlanOptionsSet checks the size).
+_VALUE_TYPES = {PlanOption.AUTOTUNE: ctypes.c_int32}
+
+
+class PlanOptions(COwner):
+    """A host object holding analyze settings; every setting starts at the library's default.
+
+    autotune: analyze times the chosen family's kernel configurations on the handle's stream
+    (reading B, writing only a scratch C) and keeps the fastest, like ``plan.search``."""
+
+    _c_destroy = "spxDestroyPlanOptions"
+
+    def __init__(self, *, autotune: bool = False):
+        self._ptr = ctypes.c_void_p()
+        call("spxCreatePlanOptions", ctypes.byref(self._ptr))
+        if autotune:
+            self.autotune = True
+
+    @property
+    def ptr(self) -> ctypes.c_void_p:
+        if not self._ptr:
+            raise ValueError("the options were closed")
+        return self._ptr
+
+    def set(self, option: PlanOption, value) -> None:
+        """Sets one option (spxPlanOptionsSet); the library checks the value's range."""
+        option = PlanOption(option)
+        v = _VALUE_TYPES[option](int(value))
+        call("spxPlanOptionsSet", self.ptr, int(option), ctypes.cast(ctypes.pointer(v), ctypes.c_void_p),
+             ctypes.sizeof(v))
+
+    def get(self, option: PlanOption) -> int:
+        """Reads one option (spxPlanOptionsGet)."""
+        option = PlanOption(option)
+        v = _VALUE_TYPES[option]()
+        call("spxPlanOptionsGet", self.ptr, int(option), ctypes.cast(ctypes.pointer(v), ctypes.c_void_p),
+             ctypes.sizeof(v))
+        return v.value
+
+    @property
+    def autotune(self) -> bool:
+        return bool(self.get(PlanOption.AUTOTUNE))
+
+    @autotune.setter
+    def autotune(self, on: bool) -> None:
+        self.set(PlanOption.AUTOTUNE, 1 if on else 0)
+
+
+
+def resolve_options(options: PlanOptions | None, autotune: bool | None) -> tuple[PlanOptions | None, bool]:
+    """The options to analyze with: the caller's, or a temporary object when only `autotune`
+    was given. Returns (options or None, whether the caller must close them)."""
+    if autotune is None:
+        return options, False
+    if options is not None:
+        raise ValueError("pass either options= or autotune=, not both")
+    return PlanOptions(autotune=autotune), True
