@@ -80,6 +80,12 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
     col_ = device::upload(l.col, p.h.stream);
     vec_map_ = device::upload(l.vec_map, p.h.stream);
     values_ = device::Buffer(static_cast<size_t>(l.value_bytes()));
+    // The public SR-BCRS values layout (spxValuesLayout_t) is this plan's layout at stride 32.
+    values_srbcrs_ = p.options.values_layout == SPX_VALUES_LAYOUT_SRBCRS;
+    SPX_EXPECTS(!values_srbcrs_ || (l.stride == 32 && l.bits == dtype::bits(p.A.type)),
+                SPX_STATUS_NOT_SUPPORTED,
+                "A's SR-BCRS values layout (stride 32) is not this plan's layout (stride %lld)",
+                static_cast<long long>(l.stride));
     workspace_ = static_cast<size_t>(plan::srbcrs_workspace_bytes(k_, n_, choice.b_bits));
     schedules_ = plan::srbcrs_schedules(starting_schedule(l, n_, p.h.sm_count));
     config_ = strf(
@@ -92,6 +98,7 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
         p.B.order == SPX_ORDER_ROW ? " (copied if rows not 16 B aligned)"
                                    : " (copied row-major to workspace)",
         dtype::name(p.C.type), order_name(p.C.order));
+    if (values_srbcrs_) config_ += "; A's values in SR-BCRS order";
     update_values(p.h, p.A);
     device::check(cudaStreamSynchronize(p.h.stream), "packing A's values into the SR-BCRS plan");
   }
@@ -117,6 +124,15 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
 
   void update_values(const spxContext& h, const spxSpMatDescr& A) override {
     if (A.value_slots() > 0) device::expect_device_pointer(A.values, "A's values");
+    if (values_srbcrs_) {
+      // A's values are already in this layout (SPX_VALUES_LAYOUT_SRBCRS, e.g. an SDDMM's
+      // output): a plain copy, no re-layout.
+      if (values_.bytes() > 0)
+        device::check(cudaMemcpyAsync(values_.get(), A.values, values_.bytes(),
+                                      cudaMemcpyDeviceToDevice, h.stream),
+                      "copying A's SR-BCRS values into the plan");
+      return;
+    }
     ks::PackArgs g;
     g.slots = slots_;
     g.vec_len = vec_len_;
@@ -150,6 +166,7 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
   int64_t m_ = 0, k_ = 0, n_ = 0, vector_rows_ = 0, slots_ = 0;
   int vec_len_ = 1;
   device::Buffer row_ptr_, col_, vec_map_, values_;
+  bool values_srbcrs_ = false;  ///< A's values arrive in the SR-BCRS layout (copied as they are)
   size_t workspace_ = 0;
   std::string config_;
   std::vector<plan::SrbcrsSchedule> schedules_;

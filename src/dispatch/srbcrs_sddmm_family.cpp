@@ -33,9 +33,11 @@ plan::SrbcrsSddmmProblem describe_problem(const SddmmProblem& p) {
 
 const char* order_name(spxOrder_t o) { return o == SPX_ORDER_ROW ? "row" : "col"; }
 
-/// The values layout C's values are written in. Until the plan options of the API reach this
-/// branch, C's own order (the layout code paths are complete and tested through the fallback).
-plan::ValuesLayout output_layout(const SddmmProblem&) { return plan::ValuesLayout::Format; }
+/// The order C's values are written in (SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT).
+plan::ValuesLayout output_layout(const SddmmProblem& p) {
+  return p.options.values_layout == SPX_VALUES_LAYOUT_SRBCRS ? plan::ValuesLayout::Srbcrs
+                                                             : plan::ValuesLayout::Format;
+}
 
 class SrbcrsSddmm final : public SddmmKernelPlan {
  public:

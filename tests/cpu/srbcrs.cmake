@@ -32,3 +32,12 @@ target_link_libraries(test_srbcrs_sddmm_plan PRIVATE spx_catch_main_cpu spx_refe
 target_compile_options(test_srbcrs_sddmm_plan PRIVATE $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra>)
 catch_discover_tests(test_srbcrs_sddmm_plan TEST_PREFIX "test_srbcrs_sddmm_plan: "
                      PROPERTIES LABELS cpu)
+
+# The public side of the SR-BCRS values layout (option, spxHostSrbcrsSlotPtr) through libspx.
+add_executable(test_srbcrs_values_layout ${CMAKE_CURRENT_LIST_DIR}/test_srbcrs_values_layout.cpp)
+target_include_directories(test_srbcrs_values_layout PRIVATE ${PROJECT_SOURCE_DIR}/tests/common)
+target_link_libraries(test_srbcrs_values_layout PRIVATE spx_catch_main_cpu spx Catch2::Catch2)
+target_compile_options(test_srbcrs_values_layout PRIVATE
+                       $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra>)
+catch_discover_tests(test_srbcrs_values_layout TEST_PREFIX "test_srbcrs_values_layout: "
+                     PROPERTIES LABELS cpu)

@@ -9,6 +9,7 @@
 // a NaN-poisoned C; bytes after C's values untouched; device pointer mode; DEFAULT choosing the
 // family; refusals and bad arguments with exact statuses.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -379,5 +380,290 @@ TEST_CASE("SR-BCRS SDDMM under DEFAULT, refusals and bad arguments", "[srbcrs][s
                                C.get(), wsb.get()));
     device_sync();
     CHECK(download_values(C, c.C).values == c.C.values);
+  }
+}
+
+namespace {
+
+/// Options with SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT set, destroyed on scope exit.
+struct LayoutOptions {
+  spxPlanOptions_t opts = nullptr;
+  explicit LayoutOptions(spxValuesLayout_t layout) {
+    SPX_CHECK_OK(spxCreatePlanOptions(&opts));
+    const int32_t v = layout;
+    SPX_CHECK_OK(spxPlanOptionsSet(opts, SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT, &v, sizeof v));
+  }
+  ~LayoutOptions() { spxDestroyPlanOptions(opts); }
+  LayoutOptions(const LayoutOptions&) = delete;
+  LayoutOptions& operator=(const LayoutOptions&) = delete;
+};
+
+/// The SR-BCRS layout of a BCRS / CSR structure, as a caller computes it from the public header:
+/// spxHostSrbcrsSlotPtr, then element (s / 32) * 32 V + v * 32 + s % 32 of slot s, row v.
+struct SrbcrsMap {
+  int64_t V = 1, elements = 0;
+  std::vector<int64_t> of_value;  ///< element of C's own value slot e * V + v
+  std::vector<uint8_t> padding;   ///< per element: 1 when it is padding
+};
+SrbcrsMap srbcrs_map(const HostSparse& s) {
+  SrbcrsMap m;
+  m.V = s.format == SPX_FORMAT_BCRS ? s.vec_len : 1;
+  const int64_t vr = s.rows / m.V;
+  std::vector<int32_t> slots(static_cast<size_t>(vr) + 1);
+  SPX_CHECK_OK(spxHostSrbcrsSlotPtr(vr, s.ptr.data(), m.V, slots.data()));
+  m.elements = int64_t{slots[vr]} * m.V;
+  m.padding.assign(static_cast<size_t>(m.elements), 1);
+  m.of_value.assign(static_cast<size_t>(s.value_slots()), -1);
+  for (int64_t i = 0; i < vr; ++i)
+    for (int64_t e = s.ptr[i]; e < s.ptr[i + 1]; ++e) {
+      const int64_t slot = slots[i] + (e - s.ptr[i]);
+      for (int64_t v = 0; v < m.V; ++v) {
+        const int64_t el = (slot / 32) * 32 * m.V + v * 32 + slot % 32;
+        m.of_value[e * m.V + v] = el;
+        m.padding[el] = 0;
+      }
+    }
+  return m;
+}
+
+/// Raw bits of element i of a `type` array (4-bit: nibble).
+uint32_t raw_bits(const std::vector<uint8_t>& data, spxDataType_t type, int64_t i) {
+  const size_t b = element_bytes(type);
+  if (spx::dtype::bits(type) == 4) return (data[i >> 1] >> ((i & 1) * 4)) & 0xFu;
+  uint32_t x = 0;
+  std::memcpy(&x, data.data() + i * b, b);
+  return x;
+}
+void set_raw_bits(std::vector<uint8_t>& data, spxDataType_t type, int64_t i, uint32_t x) {
+  if (spx::dtype::bits(type) == 4) {
+    uint8_t& byte = data[i >> 1];
+    const int shift = static_cast<int>(i & 1) * 4;
+    byte = static_cast<uint8_t>((byte & ~(0xF << shift)) | ((x & 0xF) << shift));
+    return;
+  }
+  std::memcpy(data.data() + i * element_bytes(type), &x, element_bytes(type));
+}
+
+/// C's own values scattered into the SR-BCRS layout; padding elements get `pad_bits`.
+std::vector<uint8_t> to_srbcrs(const HostSparse& s, const SrbcrsMap& m, uint32_t pad_bits) {
+  std::vector<uint8_t> out(spx::dtype::storage_bytes(s.type, m.elements), 0);
+  for (int64_t el = 0; el < m.elements; ++el)
+    if (m.padding[el]) set_raw_bits(out, s.type, el, pad_bits);
+  for (int64_t i = 0; i < s.value_slots(); ++i)
+    set_raw_bits(out, s.type, m.of_value[i], raw_bits(s.values, s.type, i));
+  return out;
+}
+
+/// SDDMM with C's values in the SR-BCRS layout: every value where the layout puts it (exact for
+/// 32I, spx::ref::tolerance otherwise), 0 in every padding element (which held poison), nothing
+/// written past the array. Returns the downloaded array.
+std::vector<uint8_t> run_srbcrs_output(spxHandle_t h, const Case& c, spxSpMMAlg_t alg) {
+  INFO(c.what << ", SR-BCRS output, alg " << alg_name(alg));
+  const ref::Expected e = ref::sddmm(c.A, c.B, c.C, c.s);
+  const SrbcrsMap m = srbcrs_map(c.C);
+  HostSparse c_init = c.C;
+  if (c.s.beta == 0) poison_sparse_values(c_init);
+  const std::vector<uint8_t> before = to_srbcrs(c_init, m, 0x7F7F7F7Fu);
+  const DeviceDense A = to_device(c.A), B = to_device(c.B);
+  DeviceBuffer ptr = to_device_buffer(c.C.ptr), idx = to_device_buffer(c.C.idx);
+  DeviceBuffer values(before, kGuard);
+  const UniqueSpMat C = make_sparse_descr(c.C, ptr.get(), idx.get(), values.get());
+  const LayoutOptions opts(SPX_VALUES_LAYOUT_SRBCRS);
+  spxPlan_t raw = nullptr;
+  REQUIRE_SPX(spxSDDMM_analyzeWithOptions(h, A.get(), B.get(), C.get(), SPX_R_32I, alg, opts.opts,
+                                          &raw));
+  UniquePlan plan(raw);
+  spxPlanInfo_t info{};
+  REQUIRE_SPX(spxPlanGetInfo(plan.get(), &info));
+  INFO("kernel " << info.kernel << " [" << info.config << "]");
+  CHECK(info.family == SPX_SPMM_ALG_SRBCRS);
+  CHECK(info.padded_nnz == m.elements);
+  CHECK(std::string(info.config).find("in SR-BCRS order") != std::string::npos);
+  DeviceBuffer ws(info.workspace_bytes);
+  const ScalarBytes alpha = make_scalar(c.s.alpha, c.C.type), beta = make_scalar(c.s.beta, c.C.type);
+  REQUIRE_SPX(spxSDDMM(h, plan.get(), alpha.get(), A.get(), B.get(), beta.get(), C.get(), ws.get()));
+  device_sync();
+  const std::vector<uint8_t> got = values.download();
+  CHECK(values.tail_intact());
+  int64_t bad = 0;
+  std::string report;
+  const spxDataType_t t = c.C.type;
+  for (int64_t i = 0; i < c.C.value_slots(); ++i) {
+    const int64_t el = m.of_value[i];
+    const double value = spx::dtype::load_double(got.data(), t, el);
+    const double tol = ref::tolerance(e, i, t);
+    if (!(std::fabs(value - e.value[i]) <= tol) && ++bad <= 5)
+      report += "  value " + std::to_string(i) + " at element " + std::to_string(el) + ": got " +
+                std::to_string(value) + ", expected " + std::to_string(e.value[i]) + "\n";
+  }
+  int64_t bad_padding = 0;
+  for (int64_t el = 0; el < m.elements; ++el)
+    if (m.padding[el] && spx::dtype::load_double(got.data(), t, el) != 0.0) ++bad_padding;
+  INFO(bad << " wrong values, " << bad_padding << " padding elements not 0\n" << report);
+  CHECK(bad == 0);
+  CHECK(bad_padding == 0);
+  return got;
+}
+
+}  // namespace
+
+TEST_CASE("SR-BCRS SDDMM writing the SR-BCRS values layout", "[srbcrs][sddmm][layout]") {
+  UniqueHandle h = make_handle();
+  uint64_t seed = 67000;
+  int variant = 0;
+  for (const TypePair& tp : {TypePair{SPX_R_8I, SPX_R_8I}, TypePair{SPX_R_4I, SPX_R_4I},
+                             TypePair{SPX_R_8U, SPX_R_4I}, TypePair{SPX_R_16I, SPX_R_16I}})
+    for (int64_t v : {0, 1, 2, 4, 8})
+      for (spxDataType_t out : kOutputs) {
+        Rng rng(seed++);
+        const Dims dims[] = {{7, 33, 70}, {13, 100, 65}, {9, 257, 130}, {3, 64, 40}};
+        const spxOrder_t ao = variant % 5 == 4 ? SPX_ORDER_COL : SPX_ORDER_ROW;
+        Case c = make_case(rng, format_for(v), tp, out, dims[variant % 4], ao, SPX_ORDER_COL,
+                           variant, variant % 2 ? -1 : 0);
+        run_srbcrs_output(h.get(), c, variant % 3 == 0 ? SPX_SPMM_ALG_DEFAULT : SPX_SPMM_ALG_SRBCRS);
+        ++variant;
+      }
+}
+
+TEST_CASE("SR-BCRS SpMM reading A's values in the SR-BCRS layout, and the SDDMM -> SpMM chain",
+          "[srbcrs][sddmm][layout]") {
+  UniqueHandle h = make_handle();
+  Rng rng(68000);
+  const LayoutOptions opts(SPX_VALUES_LAYOUT_SRBCRS);
+  for (spxDataType_t at : {SPX_R_8I, SPX_R_4I, SPX_R_8U})
+    for (int64_t v : {0, 2, 8}) {
+      // A (m x k) in BCRS / CSR with native values; the same values in the SR-BCRS layout.
+      const FormatSpec f = format_for(v);
+      const int64_t m = 12 * f.row_unit(), k = 300, n = 96;
+      HostSparse a = random_sparse(rng, f, m, k, operand_dist(at, k, SPX_R_32I));
+      const HostDense b = random_dense(rng, k, n, SPX_ORDER_ROW, operand_dist(SPX_R_8I, k, SPX_R_32I));
+      const HostDense c0 = random_dense(rng, m, n, SPX_ORDER_ROW, output_dist(SPX_R_32I));
+      INFO("A " << f.name() << " " << type_name(at));
+      const SrbcrsMap map = srbcrs_map(a);
+      DeviceBuffer ptr = to_device_buffer(a.ptr), idx = to_device_buffer(a.idx);
+      DeviceBuffer values(to_srbcrs(a, map, 0));
+      const UniqueSpMat A = make_sparse_descr(a, ptr.get(), idx.get(), values.get());
+      const DeviceDense B = to_device(b);
+      DeviceDense C = to_device(c0);
+      spxPlan_t raw = nullptr;
+      REQUIRE_SPX(spxSpMM_analyzeWithOptions(h.get(), A.get(), B.get(), C.get(), SPX_R_32I,
+                                             SPX_SPMM_ALG_DEFAULT, opts.opts, &raw));
+      UniquePlan plan(raw);
+      spxPlanInfo_t info{};
+      REQUIRE_SPX(spxPlanGetInfo(plan.get(), &info));
+      CHECK(info.family == SPX_SPMM_ALG_SRBCRS);
+      CHECK(info.padded_nnz == map.elements);
+      DeviceBuffer ws(info.workspace_bytes);
+      const ScalarBytes one = make_scalar(1, SPX_R_32I), zero = make_scalar(0, SPX_R_32I);
+      const auto check = [&](const HostSparse& expect_a, const char* when) {
+        INFO(when);
+        REQUIRE_SPX(spxSpMM(h.get(), plan.get(), one.get(), A.get(), B.get(), zero.get(), C.get(),
+                            ws.get()));
+        device_sync();
+        const CheckResult r = check_dense_output(download(C, c0), c0, ref::spmm(expect_a, b, c0, {1, 0}));
+        INFO(r.report);
+        CHECK(r.ok);
+      };
+      check(a, "analyzed from SR-BCRS values");
+      HostSparse changed = a;
+      changed.values = random_values(rng, operand_dist(at, k, SPX_R_32I), a.value_slots());
+      values.upload(to_srbcrs(changed, map, 0));
+      REQUIRE_SPX(spxPlanUpdateValues(h.get(), plan.get(), A.get()));
+      check(changed, "after spxPlanUpdateValues");
+    }
+  // The chain: SDDMM (32I, small values) into the SR-BCRS layout, each element narrowed to int8
+  // in place of its position (what a re-quantizing kernel does; padding stays 0), then an SpMM
+  // over the same structure reading that array: equal to the reference SpMM of the SDDMM result.
+  for (int64_t v : {1, 8}) {
+    Case c = make_case(rng, bcrs_spec(v), {SPX_R_8I, SPX_R_8I}, SPX_R_32I, {10, 3, 70},
+                       SPX_ORDER_ROW, SPX_ORDER_COL, 0, -1, 0.4);
+    for (HostDense* d : {&c.A, &c.B})  // |values| <= 5: three products stay inside int8
+      for (int64_t i = 0; i < element_slots(*d); ++i)
+        if (is_logical(*d, i)) d->data[i] = static_cast<uint8_t>(static_cast<int8_t>(1 + i % 5));
+    c.s = {1, 0};
+    const std::vector<uint8_t> s32 = run_srbcrs_output(h.get(), c, SPX_SPMM_ALG_SRBCRS);
+    const SrbcrsMap map = srbcrs_map(c.C);
+    std::vector<uint8_t> s8(static_cast<size_t>(map.elements));
+    for (int64_t el = 0; el < map.elements; ++el) {
+      const int64_t x = spx::dtype::load_int(s32.data(), SPX_R_32I, el);
+      REQUIRE(x >= -128);
+      REQUIRE(x <= 127);
+      s8[el] = static_cast<uint8_t>(static_cast<int8_t>(x));
+    }
+    HostSparse p = c.C;  // the SDDMM result in C's own order, as int8: the SpMM's A
+    p.type = SPX_R_8I;
+    p.values.assign(static_cast<size_t>(p.value_slots()), 0);
+    for (int64_t i = 0; i < p.value_slots(); ++i) p.values[i] = s8[map.of_value[i]];
+    const int64_t n2 = 40;
+    const HostDense b2 = random_dense(rng, p.cols, n2, SPX_ORDER_ROW, operand_dist(SPX_R_8I, p.cols, SPX_R_32I));
+    const HostDense c2 = random_dense(rng, p.rows, n2, SPX_ORDER_ROW, output_dist(SPX_R_32I));
+    DeviceBuffer ptr = to_device_buffer(p.ptr), idx = to_device_buffer(p.idx), vals(s8);
+    const UniqueSpMat A2 = make_sparse_descr(p, ptr.get(), idx.get(), vals.get());
+    const DeviceDense B2 = to_device(b2);
+    DeviceDense C2 = to_device(c2);
+    spxPlan_t raw = nullptr;
+    REQUIRE_SPX(spxSpMM_analyzeWithOptions(h.get(), A2.get(), B2.get(), C2.get(), SPX_R_32I,
+                                           SPX_SPMM_ALG_SRBCRS, opts.opts, &raw));
+    UniquePlan plan(raw);
+    spxPlanInfo_t info{};
+    REQUIRE_SPX(spxPlanGetInfo(plan.get(), &info));
+    DeviceBuffer ws(info.workspace_bytes);
+    const ScalarBytes one = make_scalar(1, SPX_R_32I), zero = make_scalar(0, SPX_R_32I);
+    REQUIRE_SPX(spxSpMM(h.get(), plan.get(), one.get(), A2.get(), B2.get(), zero.get(), C2.get(),
+                        ws.get()));
+    device_sync();
+    const CheckResult r = check_dense_output(download(C2, c2), c2, ref::spmm(p, b2, c2, {1, 0}));
+    INFO(r.report);
+    CHECK(r.ok);
+  }
+}
+
+TEST_CASE("SR-BCRS values layout: who cannot take it says so", "[srbcrs][sddmm][layout]") {
+  UniqueHandle h = make_handle();
+  Rng rng(69000);
+  const LayoutOptions srbcrs(SPX_VALUES_LAYOUT_SRBCRS), native(SPX_VALUES_LAYOUT_NATIVE);
+  struct Input {
+    FormatSpec f;
+    spxDataType_t ab, out, compute;
+    spxSpMMAlg_t alg;
+  };
+  // Float inputs (no SR-BCRS kernel), an ELL / NM pattern, V = 16, or another forced family.
+  const Input inputs[] = {{bcrs_spec(4), SPX_R_16F, SPX_R_16F, SPX_R_32F, SPX_SPMM_ALG_DEFAULT},
+                          {ell_spec(), SPX_R_8I, SPX_R_32I, SPX_R_32I, SPX_SPMM_ALG_DEFAULT},
+                          {nm_spec(2, 4, 2), SPX_R_8I, SPX_R_32I, SPX_R_32I, SPX_SPMM_ALG_DEFAULT},
+                          {bcrs_spec(16), SPX_R_8I, SPX_R_32I, SPX_R_32I, SPX_SPMM_ALG_DEFAULT},
+                          {bcrs_spec(4), SPX_R_8I, SPX_R_32I, SPX_R_32I, SPX_SPMM_ALG_FALLBACK}};
+  for (const Input& in : inputs) {
+    INFO(in.f.name() << " " << type_name(in.ab) << " alg " << alg_name(in.alg));
+    const int64_t m = 4 * in.f.row_unit(), k = 64, n = 16 * in.f.col_unit();
+    const DeviceDense A = to_device(random_dense(rng, m, k, SPX_ORDER_ROW, operand_dist(in.ab, k, in.out)));
+    const DeviceDense B = to_device(random_dense(rng, k, n, SPX_ORDER_COL, operand_dist(in.ab, k, in.out)));
+    const DeviceSparse C = to_device(random_sparse(rng, in.f, m, n, output_dist(in.out)));
+    spxPlan_t raw = nullptr;
+    CHECK_SPX_STATUS(spxSDDMM_analyzeWithOptions(h.get(), A.get(), B.get(), C.get(), in.compute,
+                                                 in.alg, srbcrs.opts, &raw),
+                     SPX_STATUS_NOT_SUPPORTED);
+    CHECK(raw == nullptr);
+    // The same input with the native layout (or no options) is fine.
+    REQUIRE_SPX(spxSDDMM_analyzeWithOptions(h.get(), A.get(), B.get(), C.get(), in.compute, in.alg,
+                                            native.opts, &raw));
+    spxPlanDestroy(raw);
+    REQUIRE_SPX(spxSDDMM_analyzeWithOptions(h.get(), A.get(), B.get(), C.get(), in.compute, in.alg,
+                                            nullptr, &raw));
+    spxPlanDestroy(raw);
+  }
+  // SpMM: an NM A, or a forced NM family, with the SR-BCRS layout.
+  {
+    const FormatSpec f = nm_spec(2, 4, 2);
+    const DeviceSparse A = to_device(random_sparse(rng, f, 8, 64, operand_dist(SPX_R_32F, 64, SPX_R_32F)));
+    const DeviceDense B = to_device(random_dense(rng, 64, 16, SPX_ORDER_ROW, operand_dist(SPX_R_32F, 64, SPX_R_32F)));
+    const DeviceDense C = to_device(random_dense(rng, 8, 16, SPX_ORDER_ROW, output_dist(SPX_R_32F)));
+    for (spxSpMMAlg_t alg : {SPX_SPMM_ALG_DEFAULT, SPX_SPMM_ALG_NM}) {
+      spxPlan_t raw = nullptr;
+      CHECK_SPX_STATUS(spxSpMM_analyzeWithOptions(h.get(), A.get(), B.get(), C.get(), SPX_R_32F,
+                                                  alg, srbcrs.opts, &raw),
+                       SPX_STATUS_NOT_SUPPORTED);
+      CHECK(raw == nullptr);
+    }
   }
 }
