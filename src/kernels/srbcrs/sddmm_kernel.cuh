@@ -87,6 +87,57 @@ __device__ __forceinline__ void load(const uint8_t* p, int64_t offset, int posit
     load_partial<Bits>(p + offset, positions, r);
 }
 
+/// cp.async of `Bytes` (8 or 16) global -> shared, of which only `src_bytes` (0..Bytes) are
+/// read, the rest zero-filled (.ca: B columns and A rows are gathered again by other warps).
+template <int Bytes>
+__device__ __forceinline__ void cp_async(void* dst, const void* src, int src_bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(smem_address(dst)),
+               "l"(src), "n"(Bytes), "r"(src_bytes)
+               : "memory");
+}
+
+/// Copies a lane's fragment (16 positions of `Bits`, 8 / 16 / 32 bytes) into shared memory:
+/// `bytes` of them from `src` (0: none, the fragment is zero), zeros after.
+template <int Bits>
+__device__ __forceinline__ void copy_fragment(uint8_t* dst, const uint8_t* src, int bytes) {
+  constexpr int kBytes = 16 * Bits / 8;
+  if constexpr (kBytes == 8) {
+    cp_async<8>(dst, src, bytes);
+  } else {
+#pragma unroll
+    for (int q = 0; q < kBytes / 16; ++q) {
+      const int left = bytes - 16 * q;
+      cp_async<16>(dst + 16 * q, left > 0 ? src + 16 * q : src, left > 16 ? 16 : (left > 0 ? left : 0));
+    }
+  }
+}
+
+/// Reads a lane's fragment back from shared memory; a 4-bit fragment with an odd number of
+/// positions inside k clears the nibble past k (cp.async copies whole bytes).
+template <int Bits>
+__device__ __forceinline__ void read_fragment(const uint8_t* src, int positions, map::Raw<Bits>& r) {
+  if constexpr (Bits == 4) {
+    const uint2 x = lds64(src);
+    r.w[0] = x.x;
+    r.w[1] = x.y;
+    if (positions & 1) {
+      const int last = positions >> 1;  // the byte holding position `positions - 1` and past k
+#pragma unroll
+      for (int b = 0; b < 8; ++b)
+        if (b == last) r.w[b >> 2] &= ~(0xF0u << (8 * (b & 3)));
+    }
+  } else {
+#pragma unroll
+    for (int q = 0; q < Bits / 8; ++q) {
+      const uint4 x = *reinterpret_cast<const uint4*>(src + 16 * q);
+      r.w[4 * q] = x.x;
+      r.w[4 * q + 1] = x.y;
+      r.w[4 * q + 2] = x.z;
+      r.w[4 * q + 3] = x.w;
+    }
+  }
+}
+
 /// The accumulators of a lane: per m16 tile, the mma's d[0..3]; L16-R16 keeps three of them
 /// (high x high, the two mixed products, low x low), combined with shifts at the end.
 template <bool Wide>
@@ -153,14 +204,29 @@ __device__ __forceinline__ void store_value(const SddmmParams& p, int64_t e, int
   }
 }
 
-template <int ABits, int BBits, bool ASigned, bool BSigned>
+/// Shared memory of one warp's stage (async pipeline): the lane fragments of A (32 lanes) and of
+/// the 2 x kMmaTiles B columns, each lane's fragment contiguous (conflict-free 8- / 16-byte reads).
+template <int ABits, int BBits>
+struct AsyncStage {
+  static constexpr int kA = 32 * SddmmTile::lane_bytes(ABits);
+  static constexpr int kB = 32 * SddmmTile::lane_bytes(BBits);
+  static constexpr int kBytes = kA + 2 * SddmmTile::kMmaTiles * kB;
+  /// Steps in flight per warp: 4 for 8- and 4-bit operands, 2 for 16-bit (twice the bytes).
+  static constexpr int kStages = ABits == 16 ? 2 : 4;
+  static_assert(SddmmTile::kWarps * kStages * kBytes <= 48 * 1024,
+                "the static shared memory of a block must stay under 48 KiB");
+};
+
+template <int ABits, int BBits, bool ASigned, bool BSigned, bool Async>
 __global__ void __launch_bounds__(SddmmTile::kThreads) sddmm_kernel(const SddmmParams p) {
   using T = SddmmTile;
+  using Stage = AsyncStage<ABits, BBits>;
   constexpr bool kWide = ABits == 16;
   static_assert(!kWide || BBits == 16, "16-bit A goes with 16-bit B (L16-R16)");
   // 16-bit fragments are twice as large: one step in flight keeps the registers in bounds.
   constexpr int kInFlight = kWide ? 1 : T::kStepsInFlight;
   constexpr int kAStep = T::step_bytes(ABits), kBStep = T::step_bytes(BBits);
+  __shared__ __align__(16) uint8_t smem[Async ? T::kWarps * Stage::kStages * Stage::kBytes : 16];
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane >> 2, t = lane & 3;
@@ -193,36 +259,91 @@ __global__ void __launch_bounds__(SddmmTile::kThreads) sddmm_kernel(const SddmmP
     for (int i = 0; i < T::kMmaTiles; ++i)
       acc.d[s][i][0] = acc.d[s][i][1] = acc.d[s][i][2] = acc.d[s][i][3] = 0;
 
-  // Full steps (all 64 positions inside k) kInFlight at a time: every load of the group is issued
-  // before the first mma that needs it. Then the remaining full steps, then the tail step.
-  const int64_t full = p.k / T::kStepK;
-  int64_t s = 0;
-  for (; s + kInFlight <= full; s += kInFlight) {
-    map::Raw<ABits> ra[kInFlight];
-    map::Raw<BBits> rb[kInFlight][T::kMmaTiles][2];
-#pragma unroll
-    for (int u = 0; u < kInFlight; ++u) {
-      load<ABits>(a_row, (s + u) * kAStep, 16, ra[u]);
+  // Positions of step s inside k for this lane (0..16).
+  const auto positions_of = [&](int64_t s) {
+    const int64_t left = p.k - s * T::kStepK - static_cast<int64_t>(t) * T::kLaneK;
+    return left >= 16 ? 16 : (left > 0 ? static_cast<int>(left) : 0);
+  };
+
+  if constexpr (Async) {
+    // Algorithm 1 of the paper with cp.async: each warp streams its steps through a ring of
+    // kStages shared-memory stages, kStages - 1 steps in flight while one computes. Every lane
+    // copies and later reads back only its own fragments: no barrier, not even __syncwarp.
+    uint8_t* ring = smem + warp * Stage::kStages * Stage::kBytes;
+    const int64_t steps = (p.k + T::kStepK - 1) / T::kStepK;
+    const uint8_t* dummy = p.b;  // a valid address for the zero-filling copies (k > 0 here)
+    const auto issue = [&](int64_t s) {
+      uint8_t* stage = ring + (s % Stage::kStages) * Stage::kBytes;
+      const int pos = positions_of(s);
+      const int a_bytes = (pos * ABits + 7) / 8, b_bytes = (pos * BBits + 7) / 8;
+      copy_fragment<ABits>(stage + lane * T::lane_bytes(ABits),
+                           a_row ? a_row + s * kAStep : dummy, a_row ? a_bytes : 0);
 #pragma unroll
       for (int i = 0; i < T::kMmaTiles; ++i)
 #pragma unroll
-        for (int h = 0; h < 2; ++h) load<BBits>(b_col[i][h], (s + u) * kBStep, 16, rb[u][i][h]);
+        for (int h = 0; h < 2; ++h) {
+          const uint8_t* src = b_col[i][h];
+          copy_fragment<BBits>(stage + Stage::kA + (2 * i + h) * Stage::kB +
+                                   lane * T::lane_bytes(BBits),
+                               src ? src + s * kBStep : dummy, src ? b_bytes : 0);
+        }
+    };
+#pragma unroll
+    for (int u = 0; u < Stage::kStages - 1; ++u) {
+      if (u < steps) issue(u);
+      cp_async_commit();
     }
+    for (int64_t s = 0; s < steps; ++s) {
+      cp_async_wait<Stage::kStages - 2>();  // this lane's copies of step s have landed
+      const uint8_t* stage = ring + (s % Stage::kStages) * Stage::kBytes;
+      const int pos = positions_of(s);
+      map::Raw<ABits> ra;
+      map::Raw<BBits> rb[T::kMmaTiles][2];
+      read_fragment<ABits>(stage + lane * T::lane_bytes(ABits), pos, ra);
 #pragma unroll
-    for (int u = 0; u < kInFlight; ++u) step_mma<ABits, BBits, ASigned, BSigned>(ra[u], rb[u], acc);
-  }
-  const int64_t k_left = p.k - s * T::kStepK;  // > 0: whole steps left (< kInFlight), then a tail
-  for (int64_t k0 = 0; k0 < k_left; k0 += T::kStepK, ++s) {
-    const int64_t left = k_left - k0 - static_cast<int64_t>(t) * T::kLaneK;
-    const int positions = left >= 16 ? 16 : (left > 0 ? static_cast<int>(left) : 0);
-    map::Raw<ABits> ra;
-    map::Raw<BBits> rb[T::kMmaTiles][2];
-    load<ABits>(a_row, s * kAStep, positions, ra);
+      for (int i = 0; i < T::kMmaTiles; ++i)
 #pragma unroll
-    for (int i = 0; i < T::kMmaTiles; ++i)
+        for (int h = 0; h < 2; ++h)
+          read_fragment<BBits>(stage + Stage::kA + (2 * i + h) * Stage::kB +
+                                   lane * T::lane_bytes(BBits),
+                               pos, rb[i][h]);
+      // The stage of step s - 1 is free (read in the previous iteration): refill it.
+      if (s + Stage::kStages - 1 < steps) issue(s + Stage::kStages - 1);
+      cp_async_commit();
+      step_mma<ABits, BBits, ASigned, BSigned>(ra, rb, acc);
+    }
+  } else {
+    // Loads straight into registers: full steps (all 64 positions inside k) kInFlight at a time,
+    // then the remaining full steps, then the tail step.
+    const int64_t full = p.k / T::kStepK;
+    int64_t s = 0;
+    for (; s + kInFlight <= full; s += kInFlight) {
+      map::Raw<ABits> ra[kInFlight];
+      map::Raw<BBits> rb[kInFlight][T::kMmaTiles][2];
 #pragma unroll
-      for (int h = 0; h < 2; ++h) load<BBits>(b_col[i][h], s * kBStep, positions, rb[i][h]);
-    step_mma<ABits, BBits, ASigned, BSigned>(ra, rb, acc);
+      for (int u = 0; u < kInFlight; ++u) {
+        load<ABits>(a_row, (s + u) * kAStep, 16, ra[u]);
+#pragma unroll
+        for (int i = 0; i < T::kMmaTiles; ++i)
+#pragma unroll
+          for (int h = 0; h < 2; ++h)
+            load<BBits>(b_col[i][h], (s + u) * kBStep, 16, rb[u][i][h]);
+      }
+#pragma unroll
+      for (int u = 0; u < kInFlight; ++u)
+        step_mma<ABits, BBits, ASigned, BSigned>(ra[u], rb[u], acc);
+    }
+    for (; s * T::kStepK < p.k; ++s) {
+      const int positions = positions_of(s);
+      map::Raw<ABits> ra;
+      map::Raw<BBits> rb[T::kMmaTiles][2];
+      load<ABits>(a_row, s * kAStep, positions, ra);
+#pragma unroll
+      for (int i = 0; i < T::kMmaTiles; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) load<BBits>(b_col[i][h], s * kBStep, positions, rb[i][h]);
+      step_mma<ABits, BBits, ASigned, BSigned>(ra, rb, acc);
+    }
   }
 
   // acc d[0], d[1]: slot 16i + g, rows 2t, 2t+1 of the vector; d[2], d[3]: slot 16i + 8 + g.
@@ -263,15 +384,20 @@ template <int ABits, int BBits, bool ASigned, bool BSigned>
 cudaError_t sddmm_launch_variant(const SddmmParams& p, cudaStream_t stream) {
   const int64_t blocks = (p.tasks + SddmmTile::kWarps - 1) / SddmmTile::kWarps;
   if (blocks == 0) return cudaSuccess;
-  sddmm_kernel<ABits, BBits, ASigned, BSigned>
-      <<<static_cast<unsigned>(blocks), SddmmTile::kThreads, 0, stream>>>(p);
+  const unsigned grid = static_cast<unsigned>(blocks);
+  if (p.register_loads)
+    sddmm_kernel<ABits, BBits, ASigned, BSigned, false><<<grid, SddmmTile::kThreads, 0, stream>>>(p);
+  else
+    sddmm_kernel<ABits, BBits, ASigned, BSigned, true><<<grid, SddmmTile::kThreads, 0, stream>>>(p);
   return cudaGetLastError();
 }
 
 template <int ABits, int BBits, bool ASigned, bool BSigned>
 cudaError_t sddmm_load_variant() {
   cudaFuncAttributes attr;
-  return cudaFuncGetAttributes(&attr, sddmm_kernel<ABits, BBits, ASigned, BSigned>);
+  const cudaError_t err = cudaFuncGetAttributes(&attr, sddmm_kernel<ABits, BBits, ASigned, BSigned, true>);
+  if (err != cudaSuccess) return err;
+  return cudaFuncGetAttributes(&attr, sddmm_kernel<ABits, BBits, ASigned, BSigned, false>);
 }
 
 /// The four signedness variants of one (A bits, B bits) pair as two plain functions
