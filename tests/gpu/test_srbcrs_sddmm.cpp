@@ -428,8 +428,8 @@ SrbcrsMap srbcrs_map(const HostSparse& s) {
 
 /// Raw bits of element i of a `type` array (4-bit: nibble).
 uint32_t raw_bits(const std::vector<uint8_t>& data, spxDataType_t type, int64_t i) {
-  const size_t b = element_bytes(type);
   if (spx::dtype::bits(type) == 4) return (data[i >> 1] >> ((i & 1) * 4)) & 0xFu;
+  const size_t b = static_cast<size_t>(spx::dtype::bits(type) / 8);
   uint32_t x = 0;
   std::memcpy(&x, data.data() + i * b, b);
   return x;
@@ -441,7 +441,8 @@ void set_raw_bits(std::vector<uint8_t>& data, spxDataType_t type, int64_t i, uin
     byte = static_cast<uint8_t>((byte & ~(0xF << shift)) | ((x & 0xF) << shift));
     return;
   }
-  std::memcpy(data.data() + i * element_bytes(type), &x, element_bytes(type));
+  const size_t b = static_cast<size_t>(spx::dtype::bits(type) / 8);
+  std::memcpy(data.data() + i * b, &x, b);
 }
 
 /// C's own values scattered into the SR-BCRS layout; padding elements get `pad_bits`.

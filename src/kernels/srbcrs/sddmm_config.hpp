@@ -8,7 +8,8 @@
 //   D (16 x 8) += Bg^T (16 x 32) * Ar^T (32 x 8)
 // Bg^T = 16 gathered columns of B (the m = 16 side), Ar^T = the V rows of A (the n = 8 side; rows
 // V..7 are zero). Lane (g, t) reads k positions 16t .. 16t+15 of the step from A's row g and from
-// the B columns of slots 16i + g and 16i + 8 + g: one 16-byte load each for 8-bit operands.
+// the B columns of slots 16i + g and 16i + 8 + g: one 16-byte copy each for 8-bit operands,
+// through a per-warp cp.async ring (the stage count is in sddmm_kernel.cuh, AsyncStage).
 #pragma once
 
 #include <cstdint>
@@ -25,8 +26,6 @@ struct SddmmTile {
   /// Values of k per step: each lane owns 16 consecutive ones (two mma per tile).
   static constexpr int kStepK = 64;
   static constexpr int kLaneK = kStepK / 4;
-  /// Steps whose loads are issued together before their mma (more bytes in flight per warp).
-  static constexpr int kStepsInFlight = 2;
   /// Warps (tasks) per block: consecutive tasks mostly share a vector-row, so A's rows are read
   /// from L1 after the first warp.
   static constexpr int kWarps = 4;
@@ -44,6 +43,5 @@ static_assert(SddmmTile::kSlots == 32, "a task is one 32-slot stride of the SR-B
 static_assert(SddmmTile::kMmaTiles * 16 == SddmmTile::kSlots, "whole m16 tiles per task");
 static_assert(SddmmTile::kStepK == 2 * SddmmTile::kMmaK, "a step is two mma of k = 32");
 static_assert(SddmmTile::lane_bytes(8) == 16, "an 8-bit lane fragment is one 16-byte load");
-static_assert(SddmmTile::kStepsInFlight >= 1, "at least the current step is loaded");
 
 }  // namespace spx::kernels::srbcrs

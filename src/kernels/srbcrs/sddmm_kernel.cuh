@@ -7,8 +7,9 @@
 // (lane / 4, lane % 4) reads positions 16t .. 16t+15 of the step
 //   * of A's row vrow * V + g (g < V; rows g >= V are zero): the n = 8 side of the mma,
 //   * of B's columns col[16i + g] and col[16i + 8 + g] for the two m16 tiles i: the m = 16 side,
-// both k-contiguous (A row-major, B column-major), so every fragment is one 16-byte load (8-bit;
-// 8 bytes for 4-bit, 32 for 16-bit) straight into registers: no shared memory, no transpose.
+// both k-contiguous (A row-major, B column-major), so every fragment is one 16-byte copy (8-bit;
+// 8 bytes for 4-bit, 32 for 16-bit) that needs no transpose: cp.async into the lane's own slots
+// of the warp's shared-memory ring (several steps in flight), then read back into registers.
 // mma h (h = 0, 1) of a step takes positions 16t + 8h .. + 7: its k-quad 0 register holds four of
 // them, its k-quad 1 register the other four (the PTX fragment tables in device.cuh: k = 4t + j
 // and k = 16 + 4t + j of lane (g, t)). Both operands put the same positions in the same register
@@ -28,64 +29,6 @@
 #include "kernels/srbcrs/sddmm_variants.hpp"
 
 namespace spx::kernels::srbcrs::detail {
-
-template <int Bits>
-__device__ __forceinline__ void zero(map::Raw<Bits>& r) {
-#pragma unroll
-  for (int i = 0; i < Bits / 2; ++i) r.w[i] = 0;
-}
-
-/// All 16 positions are inside the operand: one vector load (two for 16-bit). p: 16-byte
-/// aligned for 8- / 16-bit, 8-byte aligned for 4-bit (a lane's offset is 8t bytes there).
-template <int Bits>
-__device__ __forceinline__ void load_full(const uint8_t* p, map::Raw<Bits>& r) {
-  if constexpr (Bits == 4) {
-    const uint2 x = __ldg(reinterpret_cast<const uint2*>(p));
-    r.w[0] = x.x;
-    r.w[1] = x.y;
-  } else {
-#pragma unroll
-    for (int q = 0; q < Bits / 8; ++q) {
-      const uint4 x = __ldg(reinterpret_cast<const uint4*>(p) + q);
-      r.w[4 * q] = x.x;
-      r.w[4 * q + 1] = x.y;
-      r.w[4 * q + 2] = x.z;
-      r.w[4 * q + 3] = x.w;
-    }
-  }
-}
-
-/// Only the first `positions` (0..16) are inside the operand (the k tail): byte loads of those,
-/// zeros after (a 4-bit odd count also clears the last byte's high nibble). Never reads past the
-/// operand's last element.
-template <int Bits>
-__device__ __forceinline__ void load_partial(const uint8_t* p, int positions, map::Raw<Bits>& r) {
-  zero(r);
-  const int bytes = (positions * Bits + 7) / 8;
-#pragma unroll
-  for (int b = 0; b < 16 * Bits / 8; ++b)
-    if (b < bytes) r.w[b >> 2] |= static_cast<uint32_t>(__ldg(p + b)) << (8 * (b & 3));
-  if constexpr (Bits == 4) {
-    if (positions & 1) {
-      const int last = bytes - 1;
-#pragma unroll
-      for (int b = 0; b < 8; ++b)
-        if (b == last) r.w[b >> 2] &= ~(0xF0u << (8 * (b & 3)));
-    }
-  }
-}
-
-/// Loads a fragment: nothing (zeros) without an operand row (A rows >= V, padding slots).
-template <int Bits>
-__device__ __forceinline__ void load(const uint8_t* p, int64_t offset, int positions,
-                                     map::Raw<Bits>& r) {
-  if (p == nullptr || positions <= 0)
-    zero(r);
-  else if (positions >= 16)
-    load_full<Bits>(p + offset, r);
-  else
-    load_partial<Bits>(p + offset, positions, r);
-}
 
 /// cp.async of `Bytes` (8 or 16) global -> shared, of which only `src_bytes` (0..Bytes) are
 /// read, the rest zero-filled (.ca: B columns and A rows are gathered again by other warps).
@@ -217,16 +160,14 @@ struct AsyncStage {
                 "the static shared memory of a block must stay under 48 KiB");
 };
 
-template <int ABits, int BBits, bool ASigned, bool BSigned, bool Async>
+template <int ABits, int BBits, bool ASigned, bool BSigned>
 __global__ void __launch_bounds__(SddmmTile::kThreads) sddmm_kernel(const SddmmParams p) {
   using T = SddmmTile;
   using Stage = AsyncStage<ABits, BBits>;
   constexpr bool kWide = ABits == 16;
   static_assert(!kWide || BBits == 16, "16-bit A goes with 16-bit B (L16-R16)");
-  // 16-bit fragments are twice as large: one step in flight keeps the registers in bounds.
-  constexpr int kInFlight = kWide ? 1 : T::kStepsInFlight;
   constexpr int kAStep = T::step_bytes(ABits), kBStep = T::step_bytes(BBits);
-  __shared__ __align__(16) uint8_t smem[Async ? T::kWarps * Stage::kStages * Stage::kBytes : 16];
+  __shared__ __align__(16) uint8_t smem[T::kWarps * Stage::kStages * Stage::kBytes];
 
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane >> 2, t = lane & 3;
@@ -239,13 +180,15 @@ __global__ void __launch_bounds__(SddmmTile::kThreads) sddmm_kernel(const SddmmP
   // This lane's operand rows: A row vrow * V + g, B columns of slots 16i + 8h + g.
   const uint8_t* a_row =
       g < V ? p.a + (vrow * V + g) * p.a_pitch + t * T::lane_bytes(ABits) : nullptr;
-  int32_t col[T::kMmaTiles][2];
+  int32_t col[T::kMmaTiles][2], vec[T::kMmaTiles][2];
   const uint8_t* b_col[T::kMmaTiles][2];
 #pragma unroll
   for (int i = 0; i < T::kMmaTiles; ++i)
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       col[i][h] = __ldg(p.col + slot0 + 16 * i + 8 * h + g);
+      // C's vector of the slot (its own order), read now: its latency hides behind the product.
+      vec[i][h] = p.srbcrs_output ? -1 : __ldg(p.vec_map + slot0 + 16 * i + 8 * h + g);
       b_col[i][h] = col[i][h] >= 0
                         ? p.b + static_cast<int64_t>(col[i][h]) * p.b_pitch +
                               t * T::lane_bytes(BBits)
@@ -265,10 +208,11 @@ __global__ void __launch_bounds__(SddmmTile::kThreads) sddmm_kernel(const SddmmP
     return left >= 16 ? 16 : (left > 0 ? static_cast<int>(left) : 0);
   };
 
-  if constexpr (Async) {
+  {
     // Algorithm 1 of the paper with cp.async: each warp streams its steps through a ring of
-    // kStages shared-memory stages, kStages - 1 steps in flight while one computes. Every lane
-    // copies and later reads back only its own fragments: no barrier, not even __syncwarp.
+    // kStages shared-memory stages, all of them in flight (a stage is refilled as soon as it is
+    // read). Every lane copies and later reads back only its own fragments: no barrier, not even
+    // __syncwarp. k = 256 (4 steps) is one round trip.
     uint8_t* ring = smem + warp * Stage::kStages * Stage::kBytes;
     const int64_t steps = (p.k + T::kStepK - 1) / T::kStepK;
     const uint8_t* dummy = p.b;  // a valid address for the zero-filling copies (k > 0 here)
@@ -289,12 +233,12 @@ __global__ void __launch_bounds__(SddmmTile::kThreads) sddmm_kernel(const SddmmP
         }
     };
 #pragma unroll
-    for (int u = 0; u < Stage::kStages - 1; ++u) {
+    for (int u = 0; u < Stage::kStages; ++u) {
       if (u < steps) issue(u);
       cp_async_commit();
     }
     for (int64_t s = 0; s < steps; ++s) {
-      cp_async_wait<Stage::kStages - 2>();  // this lane's copies of step s have landed
+      cp_async_wait<Stage::kStages - 1>();  // this lane's copies of step s have landed
       const uint8_t* stage = ring + (s % Stage::kStages) * Stage::kBytes;
       const int pos = positions_of(s);
       map::Raw<ABits> ra;
@@ -307,42 +251,11 @@ __global__ void __launch_bounds__(SddmmTile::kThreads) sddmm_kernel(const SddmmP
           read_fragment<BBits>(stage + Stage::kA + (2 * i + h) * Stage::kB +
                                    lane * T::lane_bytes(BBits),
                                pos, rb[i][h]);
-      // The stage of step s - 1 is free (read in the previous iteration): refill it.
-      if (s + Stage::kStages - 1 < steps) issue(s + Stage::kStages - 1);
+      step_mma<ABits, BBits, ASigned, BSigned>(ra, rb, acc);
+      // Stage s is in registers now (the mma could not issue before the reads returned, and the
+      // lane's own shared-memory accesses stay in order): refill it with step s + kStages.
+      if (s + Stage::kStages < steps) issue(s + Stage::kStages);
       cp_async_commit();
-      step_mma<ABits, BBits, ASigned, BSigned>(ra, rb, acc);
-    }
-  } else {
-    // Loads straight into registers: full steps (all 64 positions inside k) kInFlight at a time,
-    // then the remaining full steps, then the tail step.
-    const int64_t full = p.k / T::kStepK;
-    int64_t s = 0;
-    for (; s + kInFlight <= full; s += kInFlight) {
-      map::Raw<ABits> ra[kInFlight];
-      map::Raw<BBits> rb[kInFlight][T::kMmaTiles][2];
-#pragma unroll
-      for (int u = 0; u < kInFlight; ++u) {
-        load<ABits>(a_row, (s + u) * kAStep, 16, ra[u]);
-#pragma unroll
-        for (int i = 0; i < T::kMmaTiles; ++i)
-#pragma unroll
-          for (int h = 0; h < 2; ++h)
-            load<BBits>(b_col[i][h], (s + u) * kBStep, 16, rb[u][i][h]);
-      }
-#pragma unroll
-      for (int u = 0; u < kInFlight; ++u)
-        step_mma<ABits, BBits, ASigned, BSigned>(ra[u], rb[u], acc);
-    }
-    for (; s * T::kStepK < p.k; ++s) {
-      const int positions = positions_of(s);
-      map::Raw<ABits> ra;
-      map::Raw<BBits> rb[T::kMmaTiles][2];
-      load<ABits>(a_row, s * kAStep, positions, ra);
-#pragma unroll
-      for (int i = 0; i < T::kMmaTiles; ++i)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) load<BBits>(b_col[i][h], s * kBStep, positions, rb[i][h]);
-      step_mma<ABits, BBits, ASigned, BSigned>(ra, rb, acc);
     }
   }
 
@@ -359,7 +272,7 @@ __global__ void __launch_bounds__(SddmmTile::kThreads) sddmm_kernel(const SddmmP
         base = task * T::kSlots * V + q;  // stride `task`, row v at + 32 v
         v_step = T::kSlots;
       } else {
-        base = static_cast<int64_t>(__ldg(p.vec_map + slot0 + q)) * V;
+        base = static_cast<int64_t>(vec[i][h]) * V;
         v_step = 1;
       }
 #pragma unroll
@@ -384,20 +297,15 @@ template <int ABits, int BBits, bool ASigned, bool BSigned>
 cudaError_t sddmm_launch_variant(const SddmmParams& p, cudaStream_t stream) {
   const int64_t blocks = (p.tasks + SddmmTile::kWarps - 1) / SddmmTile::kWarps;
   if (blocks == 0) return cudaSuccess;
-  const unsigned grid = static_cast<unsigned>(blocks);
-  if (p.register_loads)
-    sddmm_kernel<ABits, BBits, ASigned, BSigned, false><<<grid, SddmmTile::kThreads, 0, stream>>>(p);
-  else
-    sddmm_kernel<ABits, BBits, ASigned, BSigned, true><<<grid, SddmmTile::kThreads, 0, stream>>>(p);
+  sddmm_kernel<ABits, BBits, ASigned, BSigned>
+      <<<static_cast<unsigned>(blocks), SddmmTile::kThreads, 0, stream>>>(p);
   return cudaGetLastError();
 }
 
 template <int ABits, int BBits, bool ASigned, bool BSigned>
 cudaError_t sddmm_load_variant() {
   cudaFuncAttributes attr;
-  const cudaError_t err = cudaFuncGetAttributes(&attr, sddmm_kernel<ABits, BBits, ASigned, BSigned, true>);
-  if (err != cudaSuccess) return err;
-  return cudaFuncGetAttributes(&attr, sddmm_kernel<ABits, BBits, ASigned, BSigned, false>);
+  return cudaFuncGetAttributes(&attr, sddmm_kernel<ABits, BBits, ASigned, BSigned>);
 }
 
 /// The four signedness variants of one (A bits, B bits) pair as two plain functions

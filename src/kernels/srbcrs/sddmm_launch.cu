@@ -2,8 +2,6 @@
 // (k-contiguous with 16-byte aligned rows / columns: in place when they already are, else copied
 // into the workspace by a tiled transpose) and routes the variant to its kernel.
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 
 #include "kernels/srbcrs/sddmm.hpp"
 #include "kernels/srbcrs/sddmm_variants.hpp"
@@ -124,24 +122,10 @@ cudaError_t prepare(const DenseView& d, bool k_contiguous, bool transposed, int6
 
 }  // namespace
 
-namespace {
-
-/// SPX_SRBCRS_SDDMM_PIPE=regs: loads straight into registers instead of the cp.async ring (an
-/// experiment switch, read once).
-bool register_loads() {
-  static const bool regs = [] {
-    const char* v = std::getenv("SPX_SRBCRS_SDDMM_PIPE");
-    return v != nullptr && std::strcmp(v, "regs") == 0;
-  }();
-  return regs;
-}
-
-}  // namespace
 
 cudaError_t sddmm(const SddmmVariant& v, const SddmmArgs& a, cudaStream_t stream) {
   if (a.tasks == 0) return cudaSuccess;
   detail::SddmmParams p;
-  p.register_loads = register_loads();
   p.k = a.k;
   p.vec_len = a.vec_len;
   p.tasks = a.tasks;

@@ -28,9 +28,6 @@ struct SddmmParams {
   void* c_values = nullptr;
   spxDataType_t c_type = SPX_R_32I;
   Scalars scalars{};
-  /// Load A and B straight into registers instead of through the cp.async ring (for measuring
-  /// the two pipelines: SPX_SRBCRS_SDDMM_PIPE=regs, read by the launcher).
-  bool register_loads = false;
 };
 
 // One pair per bit pair; a_signed / b_signed pick among its four kernels (16-bit: signed only).
