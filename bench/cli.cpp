@@ -58,7 +58,9 @@ void print_usage(FILE* out) {
       "                           0.95. Each part has its own sparsities: --sparsity is ignored.\n"
       "                           Repeated (shape, sparsity) points run once (44 cases)\n"
       "  --baselines B[,B]        sptc: run only these baselines (cublas_hgemm, cusparse_csr,\n"
-      "                           cusparse_bell, cusparselt; default all)\n"
+      "                           cusparse_bell, cusparselt; default all); srbcrs spmm: among\n"
+      "                           cusparse_csr, cusparse_bell (int8; both: also their best),\n"
+      "                           cublas_int8, cublas_hgemm; `none`: libspx alone\n"
       "  --list                   print the cases that would run, one CSV line each\n"
       "                           (family,op,matrix,sparsity,vec,dtype,precision) on stdout, and\n"
       "                           exit 0 without touching the GPU (--csv is not written)\n"
@@ -221,8 +223,11 @@ ParseStatus parse_args(int argc, char** argv, Options* opts, std::string* error)
     } else if (arg == "--baselines") {
       opts->baselines = split(value, ',');
       for (const std::string& b : opts->baselines)
-        if (b != "cublas_hgemm" && b != "cusparse_csr" && b != "cusparse_bell" && b != "cusparselt")
-          return bad("expected names among cublas_hgemm, cusparse_csr, cusparse_bell, cusparselt");
+        if (b != "cublas_hgemm" && b != "cusparse_csr" && b != "cusparse_bell" && b != "cusparselt" &&
+            b != "cublas_int8" && b != "none")
+          return bad(
+              "expected names among cublas_hgemm, cublas_int8, cusparse_csr, cusparse_bell, "
+              "cusparselt, none");
     } else if (arg == "--list") {
       opts->list = true;
     } else if (arg == "--quick") {

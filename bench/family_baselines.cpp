@@ -33,9 +33,16 @@ std::vector<BaselineResult> run_family_baselines(const BaselineEnv& env) {
       break;
     case Family::SRBCRS:
       if (p.spec.op == Op::SPMM) {
-        for (BaselineResult& r : cusparse_int8_rows(env)) out.push_back(std::move(r));
-        add(&out, cublas_gemm(env, GemmKind::INT8));
-        add(&out, cublas_gemm(env, GemmKind::HGEMM));
+        // Both int8 searches and their best, or the one --baselines names.
+        if (env.wants("cusparse_csr") && env.wants("cusparse_bell")) {
+          for (BaselineResult& r : cusparse_int8_rows(env)) out.push_back(std::move(r));
+        } else if (env.wants("cusparse_csr")) {
+          add(&out, cusparse_spmm_best(env, SparseKind::CSR, ValueType::I8, "cusparse_csr"));
+        } else if (env.wants("cusparse_bell")) {
+          add(&out, cusparse_spmm_best(env, SparseKind::BELL, ValueType::I8, "cusparse_bell"));
+        }
+        if (env.wants("cublas_int8")) add(&out, cublas_gemm(env, GemmKind::INT8));
+        if (env.wants("cublas_hgemm")) add(&out, cublas_gemm(env, GemmKind::HGEMM));
       } else {
         add(&out, cublas_gemm(env, GemmKind::HGEMM));
         add(&out, cusparse_sddmm_best(env));

@@ -156,7 +156,16 @@ int run(const Options& opts) {
                        b.ms, row.speedup, b.config.c_str(),
                        b.check_ok ? "" : "  (baseline result WRONG: excluded)");
         }
-        if (baselines.empty()) std::fprintf(stderr, "    (no baseline could run for this case)\n");
+        if (baselines.empty()) {
+          // Still one CSV row (baseline "none"), so libspx's own time is recorded.
+          std::fprintf(stderr, "    (no baseline ran for this case)\n");
+          CsvRow row = base_row(p, r);
+          row.baseline = "none";
+          row.config = r.pass ? r.config
+                              : strf("FAIL(max_rel_err %.3e > %.1e); ", r.max_rel_err, r.tolerance) +
+                                    r.config;
+          csv.write(row);
+        }
       } catch (const std::exception& e) {
         std::fprintf(stderr, "    ERROR: %s\n", e.what());
         summary.case_errored();

@@ -3,7 +3,8 @@
 // exact integer) host reference:
 //   * N:M      dense fp32 W pruned to 2:4 on the GPU (spxPruneNM)            -> NM family
 //   * uniform  dense fp32 W pruned to 25 % per row on the GPU (spxPruneUniform) -> ELL family
-//   * int8     vector-sparse BCRS(8) int8 W, int8 X, dequantized fp32 output   -> SR-BCRS / fallback
+//   * int8     vector-sparse BCRS(8) int8 W, int8 X, dequantized fp32 output   -> SR-BCRS
+//   * fp16     vector-sparse BCRS(8) fp16 W (90 % sparse), fp16 X, fp32 output -> SpTC reorder
 // Every product is Y^T = W X^T (a linear layer) with X and Y row-major on the device.
 // Without a usable GPU it says so and exits 0.
 #include <cuda_runtime_api.h>
@@ -129,7 +130,50 @@ int count_bad(const std::vector<float>& y, const std::vector<float>& w, const st
   return bad;
 }
 
-// ---------------------------------------------------------------- the three families
+/// Random V x 1 vector sparsity: each (block row, column) kept with probability `keep`, its V
+/// values from `draw`; everything else zero. Returns the dense out x in matrix.
+template <class Draw>
+std::vector<float> vector_sparse(int64_t out, int64_t in, int64_t v, double keep, std::mt19937& rng, Draw draw) {
+  std::bernoulli_distribution kept(keep);
+  std::vector<float> w(out * in, 0.0f);
+  for (int64_t br = 0; br < out / v; ++br)
+    for (int64_t c = 0; c < in; ++c)
+      if (kept(rng))
+        for (int64_t r = 0; r < v; ++r) w[(br * v + r) * in + c] = draw();
+  return w;
+}
+
+/// The BCRS(v) arrays of a dense row-major matrix, on the device, with values converted to `type`.
+struct DeviceBcrs {
+  int64_t vectors = 0;
+  std::unique_ptr<DeviceArray<int32_t>> ptr, col;
+  std::unique_ptr<DeviceArray<uint8_t>> values;
+};
+
+DeviceBcrs to_device_bcrs(const std::vector<float>& w, int64_t out, int64_t in, int64_t v, spxDataType_t type) {
+  DeviceBcrs d;
+  int32_t *ptr = nullptr, *col = nullptr;
+  float* values = nullptr;
+  check(spxHostDenseToBcrs(out, in, w.data(), in, SPX_ORDER_ROW, v, &d.vectors, &ptr, &col, &values),
+        "spxHostDenseToBcrs");
+  std::unique_ptr<int32_t, void (*)(void*)> own_ptr(ptr, spxHostFree), own_col(col, spxHostFree);
+  std::unique_ptr<float, void (*)(void*)> own_values(values, spxHostFree);
+  std::vector<uint8_t> converted(spxHostSizeOf(type, d.vectors * v));
+  check(spxHostConvertValues(d.vectors * v, values, type, converted.data()), "spxHostConvertValues");
+  d.ptr = std::make_unique<DeviceArray<int32_t>>(std::vector<int32_t>(ptr, ptr + out / v + 1));
+  d.col = std::make_unique<DeviceArray<int32_t>>(std::vector<int32_t>(col, col + d.vectors));
+  d.values = std::make_unique<DeviceArray<uint8_t>>(converted);
+  return d;
+}
+
+/// `x` converted to `type` on the device.
+DeviceArray<uint8_t> to_device_as(const std::vector<float>& x, spxDataType_t type) {
+  std::vector<uint8_t> converted(spxHostSizeOf(type, static_cast<int64_t>(x.size())));
+  check(spxHostConvertValues(static_cast<int64_t>(x.size()), x.data(), type, converted.data()), "spxHostConvertValues");
+  return DeviceArray<uint8_t>(converted);
+}
+
+// ---------------------------------------------------------------- the four families
 
 int nm(spxHandle_t h, std::mt19937& rng) {
   const int64_t out = 256, in = 512, batch = 48, n = 2, m = 4, l = 32, kc = in / m * n;
@@ -184,26 +228,14 @@ int uniform(spxHandle_t h, std::mt19937& rng) {
 int int8_vectors(spxHandle_t h, std::mt19937& rng) {
   const int64_t out = 128, in = 384, batch = 30, v = 8;
   std::uniform_int_distribution<int> q(-127, 127);
-  std::bernoulli_distribution keep(0.3);
-  std::vector<float> w(out * in, 0.0f), x(batch * in);  // integer-valued
-  for (int64_t br = 0; br < out / v; ++br)
-    for (int64_t c = 0; c < in; ++c)
-      if (keep(rng))
-        for (int64_t r = 0; r < v; ++r) w[(br * v + r) * in + c] = static_cast<float>(q(rng));
+  const std::vector<float> w = vector_sparse(out, in, v, 0.3, rng, [&] { return static_cast<float>(q(rng)); });
+  std::vector<float> x(batch * in);  // integer-valued
   for (auto& e : x) e = static_cast<float>(q(rng));
-  int64_t nv = 0;
-  int32_t *ptr = nullptr, *col = nullptr;
-  float* values = nullptr;
-  check(spxHostDenseToBcrs(out, in, w.data(), in, SPX_ORDER_ROW, v, &nv, &ptr, &col, &values), "spxHostDenseToBcrs");
-  std::unique_ptr<int32_t, void (*)(void*)> own_ptr(ptr, spxHostFree), own_col(col, spxHostFree);
-  std::unique_ptr<float, void (*)(void*)> own_values(values, spxHostFree);
-  std::vector<int8_t> values8(nv * v), x8(batch * in);
-  check(spxHostConvertValues(nv * v, values, SPX_R_8I, values8.data()), "spxHostConvertValues");
-  check(spxHostConvertValues(batch * in, x.data(), SPX_R_8I, x8.data()), "spxHostConvertValues");
-  DeviceArray<int32_t> d_ptr(std::vector<int32_t>(ptr, ptr + out / v + 1)), d_col(std::vector<int32_t>(col, col + nv));
-  DeviceArray<int8_t> d_values(values8), d_x(x8);
+  const DeviceBcrs d = to_device_bcrs(w, out, in, v, SPX_R_8I);
+  DeviceArray<uint8_t> d_x = to_device_as(x, SPX_R_8I);
   spxSpMatDescr_t a = nullptr;
-  check(spxCreateBcrs(&a, out, in, v, nv, d_ptr.get(), d_col.get(), d_values.get(), SPX_R_8I), "spxCreateBcrs");
+  check(spxCreateBcrs(&a, out, in, v, d.vectors, d.ptr->get(), d.col->get(), d.values->get(), SPX_R_8I),
+        "spxCreateBcrs");
   SpMat A(a);
   const float scale = 0.003f, beta = 0;  // weight scale x activation scale
   std::printf("int8 vector-sparse BCRS(%lld), W %lld x %lld, batch %lld, dequantized fp32 output\n", (long long)v,
@@ -212,6 +244,32 @@ int int8_vectors(spxHandle_t h, std::mt19937& rng) {
   // The integer sum is exact; its fp32 conversion and the scaling round twice: 3 ulp of
   // |alpha| sum |w x| (>= |result|) covers both.
   return count_bad(y, w, x, out, in, batch, scale, 3.0);
+}
+
+int fp16_vectors(spxHandle_t h, std::mt19937& rng) {
+  const int64_t out = 256, in = 512, batch = 64, v = 8;
+  // Multiples of 1/64 in [-1, 1]: exact in fp16, so the host reference uses the same values.
+  std::uniform_int_distribution<int> q(-64, 64);
+  const auto draw = [&] {
+    int k = 0;
+    while (k == 0) k = q(rng);
+    return k / 64.0f;
+  };
+  const std::vector<float> w = vector_sparse(out, in, v, 0.1, rng, draw);
+  std::vector<float> x(batch * in);
+  for (auto& e : x) e = draw();
+  const DeviceBcrs d = to_device_bcrs(w, out, in, v, SPX_R_16F);
+  DeviceArray<uint8_t> d_x = to_device_as(x, SPX_R_16F);
+  spxSpMatDescr_t a = nullptr;
+  check(spxCreateBcrs(&a, out, in, v, d.vectors, d.ptr->get(), d.col->get(), d.values->get(), SPX_R_16F),
+        "spxCreateBcrs");
+  SpMat A(a);
+  const float alpha = 1, beta = 0;
+  std::printf("fp16 vector-sparse BCRS(%lld), 90 %% sparse, W %lld x %lld, batch %lld, fp32 output\n",
+              (long long)v, (long long)out, (long long)in, (long long)batch);
+  auto y = linear<float>(h, A.get(), out, in, batch, d_x.get(), SPX_R_16F, SPX_R_32F, SPX_R_32F, &alpha, &beta);
+  // fp16 x fp16 products are exact in fp32; the fp32 accumulation over `in` terms rounds.
+  return count_bad(y, w, x, out, in, batch, 1.0, in + 2.0);
 }
 
 }  // namespace
@@ -227,8 +285,9 @@ int main() {
     check(st, "spxCreate");
     Handle h(raw);
     std::mt19937 rng(12345);
-    const int bad = nm(h.get(), rng) + uniform(h.get(), rng) + int8_vectors(h.get(), rng);
-    std::printf(bad ? "%d elements outside their bounds\n" : "all three families match their references\n", bad);
+    const int bad =
+        nm(h.get(), rng) + uniform(h.get(), rng) + int8_vectors(h.get(), rng) + fp16_vectors(h.get(), rng);
+    std::printf(bad ? "%d elements outside their bounds\n" : "all four families match their references\n", bad);
     return bad ? 1 : 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

@@ -14,7 +14,8 @@
 // (the diagonal vector kept). S and P live in the SR-BCRS values layout
 // (SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT = SPX_VALUES_LAYOUT_SRBCRS): the SDDMM writes S where the
 // softmax reads it, the softmax writes Pq where the SpMM plan reads it, and spxPlanUpdateValues is
-// a plain copy (no re-layout). spxHostSrbcrsSlotPtr gives the softmax where each row's values are.
+// an element-for-element pass (no gather, no re-layout). spxHostSrbcrsSlotPtr gives the softmax
+// where each row's values are.
 //
 // Checks: (a) the GPU's Pq is within half an 8-bit step of the host's 255 exp(S - max) of the
 // GPU's own S; (b) O equals the host's exact integer product of that Pq with Vq, scaled by sv / r
@@ -244,7 +245,7 @@ int main() {
     softmax_requantize<<<(L + warps - 1) / warps, 32 * warps, 0, stream>>>(d_s, d_p, d_sum, d_slot,
                                                                           d_ptr, L);
     CHECK_CUDA(cudaGetLastError());
-    CHECK_SPX(spxPlanUpdateValues(h, spmm_plan, P));  // a copy: P is already in the plan's layout
+    CHECK_SPX(spxPlanUpdateValues(h, spmm_plan, P));  // P is already in the plan's layout
     CHECK_SPX(spxSpMM(h, spmm_plan, &o_scale, P, Vd, &zero, O, d_ws));
     normalize_rows<<<(L * D + 255) / 256, 256, 0, stream>>>(d_o, d_sum, L, D);
     CHECK_CUDA(cudaGetLastError());

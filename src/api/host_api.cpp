@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "api/validate.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "planning/check_pattern.hpp"
@@ -48,22 +49,7 @@ void positive(int64_t v, const char* what) {
 // sparse outputs use; ld must cover a row (row-major) or a column (column-major).
 spx::plan::DenseView dense_input(int64_t rows, int64_t cols, const float* dense, int64_t ld,
                                  spxOrder_t order) {
-  non_negative(rows, "rows");
-  non_negative(cols, "cols");
-  SPX_CHECK_ARG(rows <= kInt32Max - 1 && cols <= kInt32Max,
-                "the shape %lld x %lld does not fit the int32 indices", ll(rows), ll(cols));
-  SPX_CHECK_ARG(order == SPX_ORDER_ROW || order == SPX_ORDER_COL,
-                "order (%d) is not a valid spxOrder_t", static_cast<int>(order));
-  const bool row_major = order == SPX_ORDER_ROW;
-  const int64_t line = row_major ? cols : rows;   // elements of one row / column
-  const int64_t lines = row_major ? rows : cols;  // number of rows / columns
-  const int64_t min_ld = std::max<int64_t>(line, 1);
-  SPX_CHECK_ARG(ld >= min_ld, "ld (%lld) must be >= %lld for a %lld x %lld %s-major matrix", ll(ld),
-                ll(min_ld), ll(rows), ll(cols), row_major ? "row" : "column");
-  SPX_CHECK_ARG(lines <= 1 || ld <= INT64_MAX / lines, "ld (%lld) times %lld overflows int64",
-                ll(ld), ll(lines));
-  SPX_CHECK_ARG(rows == 0 || cols == 0 || dense != nullptr,
-                "dense is NULL for a non-empty %lld x %lld matrix", ll(rows), ll(cols));
+  spx::validate::dense_input(rows, cols, dense, ld, order);
   spx::plan::DenseView view;
   view.rows = rows;
   view.cols = cols;
@@ -71,16 +57,6 @@ spx::plan::DenseView dense_input(int64_t rows, int64_t cols, const float* dense,
   view.data = dense;
   view.order = order;
   return view;
-}
-
-// Checks the vector-wise N:M parameters in the order the messages are most useful.
-void nm_parameters(int64_t rows, int64_t cols, int64_t n, int64_t m, int64_t l) {
-  positive(n, "N");
-  positive(m, "M");
-  positive(l, "L");
-  SPX_CHECK_ARG(n <= m, "N (%lld) must be <= M (%lld)", ll(n), ll(m));
-  SPX_CHECK_ARG(cols % m == 0, "cols (%lld) must be a multiple of M (%lld)", ll(cols), ll(m));
-  SPX_CHECK_ARG(rows % l == 0, "rows (%lld) must be a multiple of L (%lld)", ll(rows), ll(l));
 }
 
 // Owns malloc'd output arrays until every one of them exists, then hands them all over.
@@ -218,7 +194,7 @@ spxStatus_t spxHostPruneNM(int64_t rows, int64_t cols, const float* dense, int64
                            int32_t* indices) {
   return spx::guard("spxHostPruneNM", [&] {
     const spx::plan::DenseView a = dense_input(rows, cols, dense, ld, order);
-    nm_parameters(rows, cols, n, m, l);
+    spx::validate::nm_parameters(rows, cols, n, m, l);
     const int64_t kc = cols / m * n;
     SPX_CHECK_ARG(rows * kc == 0 || values != nullptr, "values is NULL");
     SPX_CHECK_ARG(rows * kc == 0 || indices != nullptr, "indices is NULL");
@@ -276,7 +252,7 @@ spxStatus_t spxHostCheckNM(int64_t rows, int64_t cols, const float* dense, int64
   return spx::guard("spxHostCheckNM", [&] {
     not_null(ok, "ok");
     const spx::plan::DenseView a = dense_input(rows, cols, dense, ld, order);
-    nm_parameters(rows, cols, n, m, l);
+    spx::validate::nm_parameters(rows, cols, n, m, l);
     *ok = spx::plan::fits_nm(a, n, m, l) ? 1 : 0;
   });
 }

@@ -15,8 +15,6 @@
 
 namespace {
 
-using ll = long long;
-
 struct NmPruneInput {
   int64_t kc = 0;
 };
@@ -24,32 +22,11 @@ struct NmPruneInput {
 // The dense fp32 input and the N:M parameters, checked as spxHostPruneNM checks them.
 NmPruneInput check_nm_input(int64_t rows, int64_t cols, const void* dense, int64_t ld,
                             spxOrder_t order, spxDataType_t type, int64_t n, int64_t m, int64_t l) {
-  SPX_CHECK_ARG(rows >= 0, "rows (%lld) must be >= 0", ll(rows));
-  SPX_CHECK_ARG(cols >= 0, "cols (%lld) must be >= 0", ll(cols));
-  SPX_CHECK_ARG(rows <= INT32_MAX - 1 && cols <= INT32_MAX,
-                "the shape %lld x %lld does not fit the int32 indices", ll(rows), ll(cols));
-  SPX_CHECK_ARG(order == SPX_ORDER_ROW || order == SPX_ORDER_COL,
-                "order (%d) is not a valid spxOrder_t", static_cast<int>(order));
-  const bool row_major = order == SPX_ORDER_ROW;
-  const int64_t line = row_major ? cols : rows;
-  const int64_t lines = row_major ? rows : cols;
-  const int64_t min_ld = line > 1 ? line : 1;
-  SPX_CHECK_ARG(ld >= min_ld, "ld (%lld) must be >= %lld for a %lld x %lld %s-major matrix", ll(ld),
-                ll(min_ld), ll(rows), ll(cols), row_major ? "row" : "column");
-  SPX_CHECK_ARG(lines <= 1 || ld <= INT64_MAX / lines, "ld (%lld) times %lld overflows int64",
-                ll(ld), ll(lines));
-  SPX_CHECK_ARG(rows == 0 || cols == 0 || dense != nullptr,
-                "dense is NULL for a non-empty %lld x %lld matrix", ll(rows), ll(cols));
-  SPX_CHECK_ARG(spx::dtype::is_valid(type), "type (%d) is not a valid spxDataType_t",
-                static_cast<int>(type));
+  spx::validate::dense_input(rows, cols, dense, ld, order);
+  spx::validate::data_type(type, "type");
   SPX_EXPECTS(type == SPX_R_32F, SPX_STATUS_NOT_SUPPORTED,
               "device N:M pruning takes fp32 matrices only (type is %s)", spx::dtype::name(type));
-  SPX_CHECK_ARG(n >= 1, "N (%lld) must be >= 1", ll(n));
-  SPX_CHECK_ARG(m >= 1, "M (%lld) must be >= 1", ll(m));
-  SPX_CHECK_ARG(l >= 1, "L (%lld) must be >= 1", ll(l));
-  SPX_CHECK_ARG(n <= m, "N (%lld) must be <= M (%lld)", ll(n), ll(m));
-  SPX_CHECK_ARG(cols % m == 0, "cols (%lld) must be a multiple of M (%lld)", ll(cols), ll(m));
-  SPX_CHECK_ARG(rows % l == 0, "rows (%lld) must be a multiple of L (%lld)", ll(rows), ll(l));
+  spx::validate::nm_parameters(rows, cols, n, m, l);
   return {cols / m * n};
 }
 

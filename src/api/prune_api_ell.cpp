@@ -19,23 +19,10 @@ extern "C" spxStatus_t spxPruneUniform(spxHandle_t handle, int64_t rows, int64_t
                                        void* values) {
   return spx::guard("spxPruneUniform", [&] {
     spx::validate::handle(handle);
-    SPX_CHECK_ARG(rows >= 0, "rows (%lld) must be >= 0", ll(rows));
-    SPX_CHECK_ARG(cols >= 0, "cols (%lld) must be >= 0", ll(cols));
-    SPX_CHECK_ARG(rows <= INT32_MAX - 1 && cols <= INT32_MAX,
-                  "the shape %lld x %lld does not fit the int32 indices", ll(rows), ll(cols));
-    spx::validate::order(order, "order");
+    spx::validate::dense_input(rows, cols, dense, ld, order);
     spx::validate::data_type(type, "type");
     SPX_EXPECTS(type == SPX_R_32F, SPX_STATUS_NOT_SUPPORTED,
                 "spxPruneUniform takes fp32 (SPX_R_32F) matrices only");
-    const bool row_major = order == SPX_ORDER_ROW;
-    const int64_t line = row_major ? cols : rows, lines = row_major ? rows : cols;
-    const int64_t min_ld = line > 1 ? line : 1;
-    SPX_CHECK_ARG(ld >= min_ld, "ld (%lld) must be >= %lld for a %lld x %lld %s-major matrix",
-                  ll(ld), ll(min_ld), ll(rows), ll(cols), row_major ? "row" : "column");
-    SPX_CHECK_ARG(lines <= 1 || ld <= INT64_MAX / lines, "ld (%lld) times %lld overflows int64",
-                  ll(ld), ll(lines));
-    SPX_CHECK_ARG(rows == 0 || cols == 0 || dense != nullptr,
-                  "dense is NULL for a non-empty %lld x %lld matrix", ll(rows), ll(cols));
     SPX_CHECK_ARG(ell_width >= 1, "ell_width (%lld) must be >= 1", ll(ell_width));
     SPX_CHECK_ARG(ell_width <= cols, "ell_width (%lld) must be <= cols (%lld)", ll(ell_width),
                   ll(cols));
@@ -51,7 +38,7 @@ extern "C" spxStatus_t spxPruneUniform(spxHandle_t handle, int64_t rows, int64_t
     a.cols = cols;
     a.ld = ld;
     a.dense = static_cast<const float*>(dense);
-    a.row_major = row_major;
+    a.row_major = order == SPX_ORDER_ROW;
     a.ell_width = ell_width;
     a.col_ind = static_cast<int32_t*>(col_ind);
     a.values = static_cast<float*>(values);

@@ -17,12 +17,12 @@ spxStatus_t analyze(const char* function, spxHandle_t handle, spxConstSpMatDescr
                     spxConstDnMatDescr_t B, spxConstDnMatDescr_t C, spxDataType_t compute_type,
                     spxSpMMAlg_t alg, spxConstPlanOptions_t options, spxPlan_t* plan) {
   return spx::guard(function, [&] {
+    if (plan != nullptr) *plan = nullptr;  // a failed call never leaves a stale plan behind
     spx::validate::handle(handle);
     spx::validate::not_null(A, "A");
     spx::validate::not_null(B, "B");
     spx::validate::not_null(C, "C");
     spx::validate::not_null(plan, "plan (output pointer)");
-    *plan = nullptr;
     spx::validate::spmm_shapes(*A, *B, *C);
     spx::validate::product_types(A->type, B->type, C->type, compute_type);
     spx::device::DeviceGuard on_device(handle->device);

@@ -33,6 +33,37 @@ void order(spxOrder_t o, const char* what) {
 
 void not_null(const void* p, const char* what) { SPX_CHECK_ARG(p != nullptr, "%s is NULL", what); }
 
+void dense_input(int64_t rows, int64_t cols, const void* dense, int64_t ld, spxOrder_t o) {
+  non_negative(rows, "rows");
+  non_negative(cols, "cols");
+  SPX_CHECK_ARG(rows <= kInt32Max - 1 && cols <= kInt32Max,
+                "the shape %lld x %lld does not fit the int32 indices", static_cast<long long>(rows),
+                static_cast<long long>(cols));
+  order(o, "order");
+  const bool row_major = o == SPX_ORDER_ROW;
+  const int64_t line = row_major ? cols : rows;   // elements of one row / column
+  const int64_t lines = row_major ? rows : cols;  // number of rows / columns
+  const int64_t min_ld = line > 1 ? line : 1;
+  SPX_CHECK_ARG(ld >= min_ld, "ld (%lld) must be >= %lld for a %lld x %lld %s-major matrix",
+                static_cast<long long>(ld), static_cast<long long>(min_ld),
+                static_cast<long long>(rows), static_cast<long long>(cols), order_name(o));
+  SPX_CHECK_ARG(lines <= 1 || ld <= INT64_MAX / lines, "ld (%lld) times %lld overflows int64",
+                static_cast<long long>(ld), static_cast<long long>(lines));
+  SPX_CHECK_ARG(rows == 0 || cols == 0 || dense != nullptr,
+                "dense is NULL for a non-empty %lld x %lld matrix", static_cast<long long>(rows),
+                static_cast<long long>(cols));
+}
+
+void nm_parameters(int64_t rows, int64_t cols, int64_t n, int64_t m, int64_t l) {
+  using ll = long long;
+  SPX_CHECK_ARG(n >= 1, "N (%lld) must be >= 1", ll(n));
+  SPX_CHECK_ARG(m >= 1, "M (%lld) must be >= 1", ll(m));
+  SPX_CHECK_ARG(l >= 1, "L (%lld) must be >= 1", ll(l));
+  SPX_CHECK_ARG(n <= m, "N (%lld) must be <= M (%lld)", ll(n), ll(m));
+  SPX_CHECK_ARG(cols % m == 0, "cols (%lld) must be a multiple of M (%lld)", ll(cols), ll(m));
+  SPX_CHECK_ARG(rows % l == 0, "rows (%lld) must be a multiple of L (%lld)", ll(rows), ll(l));
+}
+
 void dense_create(int64_t rows, int64_t cols, int64_t ld, const void* values, spxDataType_t type,
                   spxOrder_t ord) {
   data_type(type, "the dense value type");

@@ -25,6 +25,16 @@ void nm_create(int64_t rows, int64_t cols, int64_t n, int64_t m, int64_t l, cons
 void ell_create(int64_t rows, int64_t cols, int64_t ell_width, const void* col_ind,
                 const void* values, spxDataType_t type);
 
+/// A dense input matrix of the host tools and the device pruning calls (rows x cols, `order`,
+/// leading dimension `ld`): sizes non-negative and within the int32 indices of the sparse
+/// outputs, a valid order, ld covering a row (row-major) or a column (column-major) without
+/// overflowing int64, and a non-NULL pointer unless the matrix is empty. Element type not checked.
+void dense_input(int64_t rows, int64_t cols, const void* dense, int64_t ld, spxOrder_t order);
+
+/// Vector-wise N:M parameters of a rows x cols matrix (pruning and pattern checks): N, M, L
+/// positive, N <= M, cols a multiple of M, rows a multiple of L — in that order.
+void nm_parameters(int64_t rows, int64_t cols, int64_t n, int64_t m, int64_t l);
+
 /// Types of C = A * B (SpMM: a = A's values, b = B, c = C; SDDMM: a = A, b = B, c = C's values).
 /// INVALID_VALUE: a/b from different families or compute_type not 32F (float) / 32I (integer).
 /// NOT_SUPPORTED: any other combination outside the table in spx.h.

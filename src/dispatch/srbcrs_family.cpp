@@ -42,8 +42,10 @@ const char* order_name(spxOrder_t o) {
 
 /// The schedule the plan starts on: the rule's, or SPX_SRBCRS_FORCE_SPLIT=1|2|4 and
 /// SPX_SRBCRS_FORCE_ORDER=row|tile (environment, read by analyze; for tests and experiments).
-plan::SrbcrsSchedule starting_schedule(const plan::SrbcrsLayout& l, int64_t n, int sm_count) {
-  plan::SrbcrsSchedule s = plan::srbcrs_schedule(l.vector_rows, n, l.slots, sm_count);
+plan::SrbcrsSchedule starting_schedule(const plan::SrbcrsLayout& l, int64_t n, int sm_count,
+                                       const plan::SrbcrsChoice& c) {
+  plan::SrbcrsSchedule s =
+      plan::srbcrs_schedule(l.vector_rows, n, l.slots, sm_count, c.warp_cols, c.stride);
   if (const char* v = std::getenv("SPX_SRBCRS_FORCE_SPLIT")) {
     const int split = std::atoi(v);
     if (split == 1 || split == 2 || split == 4)
@@ -60,6 +62,17 @@ plan::SrbcrsSchedule starting_schedule(const plan::SrbcrsLayout& l, int64_t n, i
   return s;
 }
 
+/// The L4-R4 path: the rule's, or SPX_SRBCRS_FORCE_INT4=native|unpacked (environment, read by
+/// analyze; lets the native int4 kernel be tested on a GPU where the rule would not pick it).
+plan::SrbcrsInt4Path int4_path_override() {
+  const char* v = std::getenv("SPX_SRBCRS_FORCE_INT4");
+  if (v == nullptr) return plan::SrbcrsInt4Path::Rule;
+  if (std::strcmp(v, "native") == 0) return plan::SrbcrsInt4Path::Native;
+  if (std::strcmp(v, "unpacked") == 0) return plan::SrbcrsInt4Path::Unpacked;
+  log::info("SPX_SRBCRS_FORCE_INT4=%s ignored: not native or unpacked", v);
+  return plan::SrbcrsInt4Path::Rule;
+}
+
 class SrbcrsSpmm final : public SpmmKernelPlan {
  public:
   SrbcrsSpmm(const SpmmProblem& p, const plan::SrbcrsChoice& choice, const plan::SrbcrsLayout& l)
@@ -68,6 +81,7 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
     variant_.b_bits = choice.b_bits;
     variant_.a_signed = choice.a_signed;
     variant_.b_signed = choice.b_signed;
+    variant_.native_int4 = choice.native_int4;
     device::check(ks::spmm_load(variant_), "loading the SR-BCRS SpMM kernels");
     device::check(ks::pack_values_load(), "loading the SR-BCRS value packing kernel");
     m_ = l.rows;
@@ -80,24 +94,22 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
     col_ = device::upload(l.col, p.h.stream);
     vec_map_ = device::upload(l.vec_map, p.h.stream);
     values_ = device::Buffer(static_cast<size_t>(l.value_bytes()));
-    // The public SR-BCRS values layout (spxValuesLayout_t) is this plan's layout at stride 32.
+    // A's values in the public SR-BCRS layout (spxValuesLayout_t: stride 32, plain elements) are
+    // this plan's slots at stride 32; the native int4 path's stride 64 numbers slots otherwise.
     values_srbcrs_ = p.options.values_layout == SPX_VALUES_LAYOUT_SRBCRS;
-    SPX_EXPECTS(!values_srbcrs_ || (l.stride == 32 && l.bits == dtype::bits(p.A.type)),
-                SPX_STATUS_NOT_SUPPORTED,
-                "A's SR-BCRS values layout (stride 32) is not this plan's layout (stride %lld)",
+    SPX_EXPECTS(!values_srbcrs_ || l.stride == 32, SPX_STATUS_NOT_SUPPORTED,
+                "A's values in the SR-BCRS layout (stride 32) cannot fill this plan's stride-%lld "
+                "layout (the native int4 path); use the native values layout",
                 static_cast<long long>(l.stride));
     workspace_ = static_cast<size_t>(plan::srbcrs_workspace_bytes(k_, n_, choice.b_bits));
-    schedules_ = plan::srbcrs_schedules(starting_schedule(l, n_, p.h.sm_count));
-    config_ = strf(
-        "%s m16n8k32 transposed (B cols on m16, V=%d on n8)%s; stride %d, warp %d "
-        "cols, %d stages; B %s%s; C %s %s",
-        choice.precision().c_str(), vec_len_,
-        choice.a_bits == 4 || choice.b_bits == 4 ? ", int4 unpacked to int8" : "",
-        ks::SpmmTile::kStride, ks::SpmmTile::kWarpCols, ks::SpmmTile::kStages,
-        order_name(p.B.order),
-        p.B.order == SPX_ORDER_ROW ? " (copied if rows not 16 B aligned)"
-                                   : " (copied row-major to workspace)",
-        dtype::name(p.C.type), order_name(p.C.order));
+    schedules_ = plan::srbcrs_schedules(starting_schedule(l, n_, p.h.sm_count, choice));
+    // At most ~150 characters, so the schedule appended by describe() fits spxPlanInfo_t.
+    config_ = strf("%s %s (V=%d on n8); stride %lld, warp %lld cols, %d stages; B %s%s; C %s %s",
+                   choice.precision().c_str(), choice.path().c_str(), vec_len_,
+                   ll(choice.stride), ll(choice.warp_cols), ks::SpmmTile::kStages,
+                   order_name(p.B.order),
+                   p.B.order == SPX_ORDER_ROW ? " (in place if 16 B aligned)" : " (copied)",
+                   dtype::name(p.C.type), order_name(p.C.order));
     if (values_srbcrs_) config_ += "; A's values in SR-BCRS order";
     update_values(p.h, p.A);
     device::check(cudaStreamSynchronize(p.h.stream), "packing A's values into the SR-BCRS plan");
@@ -124,17 +136,12 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
 
   void update_values(const spxContext& h, const spxSpMatDescr& A) override {
     if (A.value_slots() > 0) device::expect_device_pointer(A.values, "A's values");
-    if (values_srbcrs_) {
-      // A's values are already in this layout (SPX_VALUES_LAYOUT_SRBCRS, e.g. an SDDMM's
-      // output): a plain copy, no re-layout.
-      if (values_.bytes() > 0)
-        device::check(cudaMemcpyAsync(values_.get(), A.values, values_.bytes(),
-                                      cudaMemcpyDeviceToDevice, h.stream),
-                      "copying A's SR-BCRS values into the plan");
-      return;
-    }
     ks::PackArgs g;
+    // SPX_VALUES_LAYOUT_SRBCRS (e.g. an SDDMM's output): element for element in place, no
+    // gather (16-bit values are still split into the kernel's two byte slices).
+    g.src_srbcrs = values_srbcrs_;
     g.slots = slots_;
+    g.stride = choice_.stride;
     g.vec_len = vec_len_;
     g.bits = choice_.a_bits;
     g.vec_map = vec_map_.as<int32_t>();
@@ -166,7 +173,7 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
   int64_t m_ = 0, k_ = 0, n_ = 0, vector_rows_ = 0, slots_ = 0;
   int vec_len_ = 1;
   device::Buffer row_ptr_, col_, vec_map_, values_;
-  bool values_srbcrs_ = false;  ///< A's values arrive in the SR-BCRS layout (copied as they are)
+  bool values_srbcrs_ = false;  ///< A's values arrive in the SR-BCRS layout (stride 32)
   size_t workspace_ = 0;
   std::string config_;
   std::vector<plan::SrbcrsSchedule> schedules_;
@@ -180,7 +187,8 @@ Refusal srbcrs_can_implement(const SpmmProblem& p) {
 }
 
 std::unique_ptr<SpmmKernelPlan> build_srbcrs_spmm(const SpmmProblem& p, spxPlanInfo_t& info) {
-  const plan::SrbcrsProblem d = describe_problem(p);
+  plan::SrbcrsProblem d = describe_problem(p);
+  d.int4_path = int4_path_override();
   const plan::SrbcrsChoice choice = plan::srbcrs_choose(d);
   const HostStructure host = download_structure(p.h, p.A);
   plan::BcrsView view;

@@ -5,9 +5,13 @@
 // The kernels (src/kernels/srbcrs, README there) compute every tile transposed, C^T = B^T A^T,
 // with `mma.sync.m16n8k32` on int8: the dense columns of B on the m = 16 side, the V <= 8 rows of
 // a sparse vector on the n = 8 side. 4-bit operands are unpacked to int8 in registers (Hopper has
-// no int4 tensor-core rate: m16n8k64 s4 runs at 68 TOP/s on an H200 against 1,265 for m16n8k32 s8;
-// the same unpacking path runs on sm_80), so A and B may each be 8- or 4-bit, signed or unsigned,
-// in any mix (the mma takes .s8/.u8 for each operand separately).
+// no int4 tensor-core rate: m16n8k64 s4 runs at 68 TOP/s on an H200 against 1,265 for m16n8k32 s8),
+// so A and B may each be 8- or 4-bit, signed or unsigned, in any mix (the mma takes .s8/.u8 for
+// each operand separately). 16-bit operands (16I; "12-bit" values live there too) are emulated:
+// two int8 slices each (low byte unsigned, high byte signed), one mma per pair of slices, the
+// partial products shifted and added in wrapping int32: 16-bit A with any B, 16-bit B with 16-bit
+// A. On sm_80 (compute capability 8.x) L4-R4 runs natively on m16n8k64 (int4 at twice the int8
+// rate there) over strides of 64.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +22,10 @@
 
 namespace spx::plan {
 
+/// Which L4-R4 path: the rule's (native int4 on compute capability 8.x), or one forced
+/// (SPX_SRBCRS_FORCE_INT4=native|unpacked, read by analyze; for tests and experiments).
+enum class SrbcrsInt4Path { Rule, Native, Unpacked };
+
 /// What the choice looks at (all from the descriptors and the device).
 struct SrbcrsProblem {
   spxFormat_t format = SPX_FORMAT_BCRS;
@@ -26,16 +34,30 @@ struct SrbcrsProblem {
   spxDataType_t compute_type = SPX_R_32I;
   int cc_major = 9;
   int64_t rows = 0, cols = 0, n = 0;  ///< A is rows x cols, B cols x n
+  SrbcrsInt4Path int4_path = SrbcrsInt4Path::Rule;
 };
 
 /// The kernel variant the family runs.
 struct SrbcrsChoice {
-  int a_bits = 8, b_bits = 8;  ///< 8 or 4
+  int a_bits = 8, b_bits = 8;  ///< 16 (two int8 slices), 8 or 4
   bool a_signed = true, b_signed = true;
+  bool native_int4 = false;         ///< L4-R4 on m16n8k64 (stride 64) instead of unpacking
   int64_t stride = 32;              ///< slots per stride of the plan's layout (= mma k)
-  std::string precision() const;    ///< "l8r8", "l4r4", "l8r4", "l4r8"
+  int64_t warp_cols = 64;           ///< dense columns per warp (32 for 16-bit B)
+  int a_slices() const { return a_bits == 16 ? 2 : 1; }
+  int b_slices() const { return b_bits == 16 ? 2 : 1; }
+  std::string precision() const;    ///< "l8r8", "l4r4", "l8r4", "l4r8", "l16r8", ...
   std::string kernel_name() const;  ///< "srbcrs_spmm_l8r8", ...
+  /// How the operands reach the tensor cores, for the plan info: "m16n8k32 transposed" plus ",
+  /// A in 2 int8 slices", ", B in 2 int8 slices", ", int4 unpacked to int8" where they apply, or
+  /// "native int4 m16n8k64 transposed".
+  std::string path() const;
 };
+
+/// The rule for L4-R4: native int4 (m16n8k64) where int4 has its own tensor-core rate, compute
+/// capability 8.x (twice the int8 rate); unpacked to int8 elsewhere (sm_90 runs m16n8k64 at 68
+/// TOP/s, 18x slower than int8 m16n8k32).
+bool srbcrs_native_int4_pays(int cc_major);
 
 /// Empty when the SR-BCRS kernels take the problem, else one sentence why not (the family's
 /// refusal: SPX_SPMM_ALG_DEFAULT then falls back, a forced SRBCRS is NOT_SUPPORTED).
@@ -61,14 +83,17 @@ struct SrbcrsSchedule {
 
 /// The rule: split a tile over more warps while the grid has fewer than 16 warps per SM and every
 /// warp still gets at least one stride on average (short grids are latency-bound: more warps with
-/// fewer strides each finish sooner); row order.
-SrbcrsSchedule srbcrs_schedule(int64_t vector_rows, int64_t n, int64_t slots, int sm_count);
+/// fewer strides each finish sooner); row order. warp_cols: 64, or 32 for 16-bit B; stride: 32,
+/// or 64 on the native int4 path.
+SrbcrsSchedule srbcrs_schedule(int64_t vector_rows, int64_t n, int64_t slots, int sm_count,
+                               int64_t warp_cols = 64, int64_t stride = 32);
 
 /// What spxSpMM_search may time: `chosen` first, then every other split in {1, 2, 4} x order.
 std::vector<SrbcrsSchedule> srbcrs_schedules(const SrbcrsSchedule& chosen);
 
 /// Row pitch in bytes of the row-major, 16-byte aligned copy of B the kernels read when B is
-/// column-major or its rows are not 16-byte aligned: n elements of `b_bits`, rounded up to 16 B.
+/// column-major or its rows are not 16-byte aligned: n elements of `b_bits` (16, 8 or 4), rounded
+/// up to 16 B.
 int64_t srbcrs_b_pitch(int64_t n, int b_bits);
 
 /// Workspace bytes of a call: room for that copy of B (k rows), 0 when there is nothing to copy.

@@ -148,4 +148,18 @@ int64_t srbcrs_value(const SrbcrsLayout& l, int64_t e) {
   return dtype::load_int(l.values.data(), l.type, e);
 }
 
+std::vector<uint8_t> srbcrs_sliced_values(const SrbcrsLayout& l) {
+  SPX_CHECK_ARG(l.bits == 16, "only 16-bit SR-BCRS layouts are sliced (this one is %d-bit)", l.bits);
+  const int64_t per_slice = l.stride * l.vec_len;  // elements (= bytes) of one slice of a stride
+  std::vector<uint8_t> out(static_cast<size_t>(2 * l.elements()), 0);
+  for (int64_t e = 0; e < l.elements(); ++e) {
+    const int64_t stride = e / per_slice, within = e - stride * per_slice;
+    const uint32_t raw = load_bits(l.values.data(), 16, e);
+    for (int slice = 0; slice < 2; ++slice)
+      out[static_cast<size_t>(stride * 2 * per_slice + slice * per_slice + within)] =
+          static_cast<uint8_t>((raw >> (8 * slice)) & 0xFFu);
+  }
+  return out;
+}
+
 }  // namespace spx::plan

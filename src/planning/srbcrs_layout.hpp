@@ -55,8 +55,10 @@
 // Strides the kernels use (srbcrs_stride_for): 32 for every type on every architecture: int8
 // feeds mma.sync m16n8k32 s8 (~1,265 TOP/s on an H200; the paper's m8n8k16 would use 16, at 472),
 // int4 is unpacked to int8 in registers and fed to the same mma (native int4 m16n8k64 runs at 68
-// TOP/s on Hopper; a native sm_80 path would use 64 and is not built), int16 is emulated on two
-// int8 mma of k = 32. Any stride that is a positive multiple of 8 up to 256 is accepted.
+// TOP/s on Hopper), int16 is emulated on two int8 mma of k = 32 (the kernel reads its values as
+// two int8 slices: srbcrs_sliced_values). The native int4 path of sm_80 (L4-R4 on m16n8k64) uses
+// kSrbcrsNativeInt4Stride = 64: two halves of 32 load positions, the same int4 shuffle per group
+// of 8. Any stride that is a positive multiple of 8 up to 256 is accepted.
 #pragma once
 
 #include <cstdint>
@@ -75,6 +77,9 @@ inline constexpr int32_t kSrbcrsPadCol = -1;
 inline constexpr int kSrbcrsShuffle[8] = {0, 2, 4, 6, 1, 3, 5, 7};
 /// The inverse: slot q of a group of 8 is at load position kSrbcrsUnshuffle[q].
 inline constexpr int kSrbcrsUnshuffle[8] = {0, 4, 1, 5, 2, 6, 3, 7};
+
+/// The stride of the native int4 path (mma.sync m16n8k64: k = 64).
+inline constexpr int64_t kSrbcrsNativeInt4Stride = 64;
 
 /// What the layout is built for.
 struct SrbcrsConfig {
@@ -141,5 +146,11 @@ SrbcrsLayout srbcrs_build(const BcrsView& a, const SrbcrsConfig& cfg, const void
 
 /// Element `e` of the layout's values as an exact integer of layout.type (signed or unsigned).
 int64_t srbcrs_value(const SrbcrsLayout& l, int64_t e);
+
+/// 16-bit layouts: the bytes the kernel reads (what the device packing writes): per stride, slice
+/// 0 (the low byte of every element, read as uint8) then slice 1 (the high byte, read as int8),
+/// each V rows of `stride` bytes in the order of the 16-bit values. Value = 256 * hi + lo exactly.
+/// INVALID_VALUE for other layouts.
+std::vector<uint8_t> srbcrs_sliced_values(const SrbcrsLayout& l);
 
 }  // namespace spx::plan

@@ -70,6 +70,51 @@ std::string RunStats::summary() const {
   return os.str();
 }
 
+// ---------------------------------------------------------------- one run, either operation
+
+namespace {
+
+// What analyze answered: true when there is a plan to run. A forced family's NOT_SUPPORTED (which
+// must carry a message) is counted, not failed; any other failure fails the run.
+bool analyzed(spxStatus_t st, spxSpMMAlg_t alg, const std::string& what, const char* call,
+              RunStats& stats, int& failed) {
+  if (st == SPX_STATUS_NOT_SUPPORTED && is_forced(alg)) {
+    if (std::strlen(spxGetLastErrorMessage()) == 0)
+      FAIL_CHECK(what << ": NOT_SUPPORTED without a message");
+    record_not_supported(alg, stats);
+    return false;
+  }
+  if (st != SPX_STATUS_SUCCESS) {
+    FAIL_CHECK(what << ": " << call << " returned " << status_text(st));
+    ++failed, ++stats.failed;
+    return false;
+  }
+  return true;
+}
+
+// Fills `info` and returns what is wrong with it ("" when nothing).
+std::string read_info(spxPlan_t plan, spxSpMMAlg_t alg, spxPlanInfo_t& info) {
+  std::string problems;
+  if (spxPlanGetInfo(plan, &info) != SPX_STATUS_SUCCESS) problems += "spxPlanGetInfo failed; ";
+  return problems + check_info(plan, alg, info);
+}
+
+// Counts the run and fails it, naming the plan's choice, when the result or a side check is wrong.
+void record_run(const spxPlanInfo_t& info, spxSpMMAlg_t alg, const std::string& what,
+                const CheckResult& r, const std::string& problems, RunStats& stats, int& failed) {
+  ++stats.ran[static_cast<size_t>(alg)];
+  ++stats.kernels[kernel_name(info)];
+  if (!r.ok || !problems.empty()) {
+    FAIL_CHECK(what << "\n  plan: family " << alg_name(info.family) << ", kernel \""
+                    << kernel_name(info) << "\", config \"" << config_name(info) << "\"\n  "
+                    << problems << "\n"
+                    << r.report);
+    ++failed, ++stats.failed;
+  }
+}
+
+}  // namespace
+
 // ---------------------------------------------------------------- SpMM
 
 int run_spmm(spxHandle_t h, const SpmmProblem& p, const ref::Expected& expected,
@@ -92,21 +137,9 @@ int run_spmm(spxHandle_t h, const SpmmProblem& p, const ref::Expected& expected,
     spxPlan_t raw = nullptr;
     const spxStatus_t st = spxSpMM_analyze(h, A.get(), B.get(), C.get(), p.compute, alg, &raw);
     UniquePlan plan(st == SPX_STATUS_SUCCESS ? raw : nullptr);
-    if (st == SPX_STATUS_NOT_SUPPORTED && is_forced(alg)) {
-      if (std::strlen(spxGetLastErrorMessage()) == 0)
-        FAIL_CHECK(what << ": NOT_SUPPORTED without a message");
-      record_not_supported(alg, stats);
-      continue;
-    }
-    if (st != SPX_STATUS_SUCCESS) {
-      FAIL_CHECK(what << ": spxSpMM_analyze returned " << status_text(st));
-      ++failed, ++stats.failed;
-      continue;
-    }
+    if (!analyzed(st, alg, what, "spxSpMM_analyze", stats, failed)) continue;
     spxPlanInfo_t info{};
-    std::string problems;
-    if (spxPlanGetInfo(plan.get(), &info) != SPX_STATUS_SUCCESS) problems += "spxPlanGetInfo failed; ";
-    problems += check_info(plan.get(), alg, info);
+    std::string problems = read_info(plan.get(), alg, info);
 
     DeviceBuffer workspace(info.workspace_bytes);
     const spxStatus_t run_st = spxSpMM(h, plan.get(), alpha.get(), A.get(), B.get(), beta.get(),
@@ -117,15 +150,7 @@ int run_spmm(spxHandle_t h, const SpmmProblem& p, const ref::Expected& expected,
     const CheckResult r = check_dense_output(got, c_init, expected);
     if (!C.buf.tail_intact()) problems += "bytes after the end of C were overwritten; ";
 
-    ++stats.ran[static_cast<size_t>(alg)];
-    ++stats.kernels[kernel_name(info)];
-    if (!r.ok || !problems.empty()) {
-      FAIL_CHECK(what << "\n  plan: family " << alg_name(info.family) << ", kernel \""
-                      << kernel_name(info) << "\", config \"" << config_name(info) << "\"\n  "
-                      << problems << "\n"
-                      << r.report);
-      ++failed, ++stats.failed;
-    }
+    record_run(info, alg, what, r, problems, stats, failed);
   }
   return failed;
 }
@@ -160,21 +185,9 @@ int run_sddmm(spxHandle_t h, const SddmmProblem& p, const ref::Expected& expecte
     spxPlan_t raw = nullptr;
     const spxStatus_t st = spxSDDMM_analyze(h, A.get(), B.get(), C.get(), p.compute, alg, &raw);
     UniquePlan plan(st == SPX_STATUS_SUCCESS ? raw : nullptr);
-    if (st == SPX_STATUS_NOT_SUPPORTED && is_forced(alg)) {
-      if (std::strlen(spxGetLastErrorMessage()) == 0)
-        FAIL_CHECK(what << ": NOT_SUPPORTED without a message");
-      record_not_supported(alg, stats);
-      continue;
-    }
-    if (st != SPX_STATUS_SUCCESS) {
-      FAIL_CHECK(what << ": spxSDDMM_analyze returned " << status_text(st));
-      ++failed, ++stats.failed;
-      continue;
-    }
+    if (!analyzed(st, alg, what, "spxSDDMM_analyze", stats, failed)) continue;
     spxPlanInfo_t info{};
-    std::string problems;
-    if (spxPlanGetInfo(plan.get(), &info) != SPX_STATUS_SUCCESS) problems += "spxPlanGetInfo failed; ";
-    problems += check_info(plan.get(), alg, info);
+    std::string problems = read_info(plan.get(), alg, info);
 
     DeviceBuffer workspace(info.workspace_bytes);
     const spxStatus_t run_st = spxSDDMM(h, plan.get(), alpha.get(), A.get(), B.get(), beta.get(),
@@ -186,15 +199,7 @@ int run_sddmm(spxHandle_t h, const SddmmProblem& p, const ref::Expected& expecte
     if (!C.values.tail_intact()) problems += "bytes after the end of C's values were overwritten; ";
     if (got.idx != c_init.idx || got.ptr != c_init.ptr) problems += "C's structure changed; ";
 
-    ++stats.ran[static_cast<size_t>(alg)];
-    ++stats.kernels[kernel_name(info)];
-    if (!r.ok || !problems.empty()) {
-      FAIL_CHECK(what << "\n  plan: family " << alg_name(info.family) << ", kernel \""
-                      << kernel_name(info) << "\", config \"" << config_name(info) << "\"\n  "
-                      << problems << "\n"
-                      << r.report);
-      ++failed, ++stats.failed;
-    }
+    record_run(info, alg, what, r, problems, stats, failed);
   }
   return failed;
 }

@@ -90,6 +90,21 @@ size_t workspace_bytes(spxPlan_t plan) {
   return bytes;
 }
 
+// The execute-shaped calls (spxSpMM, spxSpMM_search, spxSDDMM: handle, plan, alpha, X, Y,
+// beta, Z, workspace) reject a NULL in each position; the workspace only when the plan needs one.
+template <class Call, class X, class Y, class Z>
+void check_null_arguments(Call call, spxHandle_t h, spxPlan_t P, const void* a, X x, Y y,
+                          const void* b, Z z, void* W, size_t ws_bytes) {
+  CHECK_SPX_INVALID(call(nullptr, P, a, x, y, b, z, W));
+  CHECK_SPX_INVALID(call(h, nullptr, a, x, y, b, z, W));
+  CHECK_SPX_INVALID(call(h, P, nullptr, x, y, b, z, W));
+  CHECK_SPX_INVALID(call(h, P, a, nullptr, y, b, z, W));
+  CHECK_SPX_INVALID(call(h, P, a, x, nullptr, b, z, W));
+  CHECK_SPX_INVALID(call(h, P, a, x, y, nullptr, z, W));
+  CHECK_SPX_INVALID(call(h, P, a, x, y, b, nullptr, W));
+  if (ws_bytes > 0) CHECK_SPX_INVALID(call(h, P, a, x, y, b, z, nullptr));
+}
+
 // Checks a downloaded C against the reference of (A, B, c_old, scalars).
 void check_spmm_result(const HostSparse& A, const HostDense& B, const HostDense& c_old,
                        const ref::Scalars& s, const HostDense& got, const std::string& what) {
@@ -621,14 +636,7 @@ TEST_CASE("spxSpMM_search bad arguments", "[api][bad]") {
   const auto C = p.dC.get();
   void* W = ws.get();
 
-  CHECK_SPX_INVALID(spxSpMM_search(nullptr, P, a, A, B, b, C, W));
-  CHECK_SPX_INVALID(spxSpMM_search(h.get(), nullptr, a, A, B, b, C, W));
-  CHECK_SPX_INVALID(spxSpMM_search(h.get(), P, nullptr, A, B, b, C, W));
-  CHECK_SPX_INVALID(spxSpMM_search(h.get(), P, a, nullptr, B, b, C, W));
-  CHECK_SPX_INVALID(spxSpMM_search(h.get(), P, a, A, nullptr, b, C, W));
-  CHECK_SPX_INVALID(spxSpMM_search(h.get(), P, a, A, B, nullptr, C, W));
-  CHECK_SPX_INVALID(spxSpMM_search(h.get(), P, a, A, B, b, nullptr, W));
-  if (ws_bytes > 0) CHECK_SPX_INVALID(spxSpMM_search(h.get(), P, a, A, B, b, C, nullptr));
+  check_null_arguments(spxSpMM_search, h.get(), P, a, A, B, b, C, W, ws_bytes);
   {
     Rng rng(571);
     const DeviceSparse other = to_device(random_csr(rng, 32, 32, operand_dist(SPX_R_32F, 32, SPX_R_32F)));
@@ -799,14 +807,7 @@ TEST_CASE("spxSpMM bad arguments", "[api][bad]") {
   const auto C = p.dC.get();
   void* W = ws.get();
 
-  CHECK_SPX_INVALID(spxSpMM(nullptr, P, a, A, B, b, C, W));
-  CHECK_SPX_INVALID(spxSpMM(h.get(), nullptr, a, A, B, b, C, W));
-  CHECK_SPX_INVALID(spxSpMM(h.get(), P, nullptr, A, B, b, C, W));
-  CHECK_SPX_INVALID(spxSpMM(h.get(), P, a, nullptr, B, b, C, W));
-  CHECK_SPX_INVALID(spxSpMM(h.get(), P, a, A, nullptr, b, C, W));
-  CHECK_SPX_INVALID(spxSpMM(h.get(), P, a, A, B, nullptr, C, W));
-  CHECK_SPX_INVALID(spxSpMM(h.get(), P, a, A, B, b, nullptr, W));
-  if (ws_bytes > 0) CHECK_SPX_INVALID(spxSpMM(h.get(), P, a, A, B, b, C, nullptr));
+  check_null_arguments(spxSpMM, h.get(), P, a, A, B, b, C, W, ws_bytes);
   CHECK(untouched(p.dC, p.C));
 
   // A that is not the analyzed matrix: other shape, type or format.
@@ -970,14 +971,7 @@ TEST_CASE("spxSDDMM bad arguments", "[api][bad]") {
   const auto C = s.dC.get();
   void* W = ws.get();
 
-  CHECK_SPX_INVALID(spxSDDMM(nullptr, P, a, A, B, b, C, W));
-  CHECK_SPX_INVALID(spxSDDMM(h.get(), nullptr, a, A, B, b, C, W));
-  CHECK_SPX_INVALID(spxSDDMM(h.get(), P, nullptr, A, B, b, C, W));
-  CHECK_SPX_INVALID(spxSDDMM(h.get(), P, a, nullptr, B, b, C, W));
-  CHECK_SPX_INVALID(spxSDDMM(h.get(), P, a, A, nullptr, b, C, W));
-  CHECK_SPX_INVALID(spxSDDMM(h.get(), P, a, A, B, nullptr, C, W));
-  CHECK_SPX_INVALID(spxSDDMM(h.get(), P, a, A, B, b, nullptr, W));
-  if (ws_bytes > 0) CHECK_SPX_INVALID(spxSDDMM(h.get(), P, a, A, B, b, C, nullptr));
+  check_null_arguments(spxSDDMM, h.get(), P, a, A, B, b, C, W, ws_bytes);
   CHECK(untouched(s.dC, s.C));
 
   // A and B keep the analyzed shapes / types / orders.

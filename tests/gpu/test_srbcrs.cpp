@@ -1,5 +1,8 @@
 // The SR-BCRS family (quantized SpMM on int8 tensor cores) against the CPU reference: L8-R8,
-// L4-R4 and the mixed 8/4-bit pairs, signed and unsigned; CSR and BCRS with V = 1, 2, 4, 8; B and
+// L4-R4 and the mixed 8/4-bit pairs, signed and unsigned; the emulated precisions of Magicube's
+// Table IV (L16-R16, L16-R8, L16-R4, L12-R4 = 16I A with 12-bit values; 8U / 4U B too) with
+// full-range and extreme values; the native int4 path (forced: it is sm_80's rule, slow on
+// Hopper); CSR and BCRS with V = 1, 2, 4, 8; B and
 // C row- and column-major (B also misaligned, through the workspace copy); outputs 32I (exactly
 // equal to the integer reference) and 32F / 16F (alpha the dequantization scale, within the float
 // rounding derived below); n and k tails, empty vector-rows, long rows (many pipeline stages),
@@ -13,6 +16,7 @@
 // and an fp16 output adds its own rounding: 2^-11 relative, or 2^-25 absolute below the normal
 // range. That bound is checked element by element, with acc from the integer reference.
 #include <catch2/catch.hpp>
+#include <cuda_runtime_api.h>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -41,19 +45,33 @@ struct RunOptions {
   int split = 0;                ///< > 0: SPX_SRBCRS_FORCE_SPLIT
   const char* order = nullptr;  ///< SPX_SRBCRS_FORCE_ORDER
   bool search = false;          ///< spxSpMM_search (on a scratch C) before the checked run
+  const char* int4 = nullptr;   ///< SPX_SRBCRS_FORCE_INT4 ("native" / "unpacked")
 };
 
-/// RAII setting of the schedule overrides analyze reads.
+/// RAII setting of the schedule and path overrides analyze reads.
 struct ForceSchedule {
-  ForceSchedule(int split, const char* order) {
+  ForceSchedule(int split, const char* order, const char* int4 = nullptr) {
     if (split > 0) setenv("SPX_SRBCRS_FORCE_SPLIT", std::to_string(split).c_str(), 1);
     if (order != nullptr) setenv("SPX_SRBCRS_FORCE_ORDER", order, 1);
+    if (int4 != nullptr) setenv("SPX_SRBCRS_FORCE_INT4", int4, 1);
   }
   ~ForceSchedule() {
     unsetenv("SPX_SRBCRS_FORCE_SPLIT");
     unsetenv("SPX_SRBCRS_FORCE_ORDER");
+    unsetenv("SPX_SRBCRS_FORCE_INT4");
   }
 };
+
+/// Whether a plan for these operand types runs the native int4 path (forced, or sm_80's rule).
+bool expect_native(const Case& c, const RunOptions& o) {
+  const bool l4r4 = spx::dtype::bits(c.A.type) == 4 && spx::dtype::bits(c.B.type) == 4;
+  if (!l4r4 || (o.int4 != nullptr && std::string(o.int4) == "unpacked")) return false;
+  if (o.int4 != nullptr && std::string(o.int4) == "native") return true;
+  int device = 0, major = 0;
+  cudaGetDevice(&device);
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+  return major == 8;
+}
 
 /// The product with alpha = 1, beta = 0 and a 32I output: the exact int32 sum of every element.
 ref::Expected exact_sums(const Case& c) {
@@ -117,7 +135,8 @@ spxPlanInfo_t run_case(spxHandle_t h, const Case& c, const RunOptions& o = {}) {
               << (o.b_offset ? ", B shifted by " + std::to_string(o.b_offset) + " B" : "")
               << (o.split ? ", split " + std::to_string(o.split) : "")
               << (o.order ? std::string(", order ") + o.order : "")
-              << (o.search ? ", searched" : ""));
+              << (o.search ? ", searched" : "")
+              << (o.int4 ? std::string(", int4 ") + o.int4 : ""));
   const DeviceSparse A = to_device(c.A);
   DeviceBuffer b_buf(c.B.data.size() + 16);
   b_buf.upload(c.B.data.data(), c.B.data.size(), o.b_offset);
@@ -129,7 +148,7 @@ spxPlanInfo_t run_case(spxHandle_t h, const Case& c, const RunOptions& o = {}) {
 
   spxPlan_t raw = nullptr;
   {
-    ForceSchedule force(o.split, o.order);
+    ForceSchedule force(o.split, o.order, o.int4);
     REQUIRE_SPX(spxSpMM_analyze(h, A.get(), B.get(), C.get(), SPX_R_32I, o.alg, &raw));
   }
   UniquePlan plan(raw);
@@ -139,12 +158,18 @@ spxPlanInfo_t run_case(spxHandle_t h, const Case& c, const RunOptions& o = {}) {
   CHECK(info.family == SPX_SPMM_ALG_SRBCRS);
   const std::string kernel = info.kernel;
   CHECK(kernel.rfind("srbcrs_spmm_l", 0) == 0);
-  CHECK(std::string(info.config).find("m16n8k32 transposed") != std::string::npos);
+  const std::string config = info.config;
+  const bool native = expect_native(c, o);
+  CHECK(config.find(native ? "native int4 m16n8k64 transposed" : "m16n8k32 transposed") !=
+        std::string::npos);
   const bool int4 = spx::dtype::bits(c.A.type) == 4 || spx::dtype::bits(c.B.type) == 4;
-  CHECK((std::string(info.config).find("int4 unpacked to int8") != std::string::npos) == int4);
+  CHECK((config.find("int4 unpacked to int8") != std::string::npos) == (int4 && !native));
+  CHECK((config.find("A in 2 int8 slices") != std::string::npos) == (c.A.type == SPX_R_16I));
+  CHECK((config.find("B in 2 int8 slices") != std::string::npos) == (c.B.type == SPX_R_16I));
+  CHECK(config.find(c.B.type == SPX_R_16I ? "warp 32 cols" : "warp 64 cols") != std::string::npos);
   CHECK(info.nnz == c.A.value_slots());
   CHECK(info.padded_nnz >= info.nnz);
-  CHECK(info.padded_nnz % 32 == 0);
+  CHECK(info.padded_nnz % (native ? 64 : 32) == 0);
   CHECK(info.values_bytes == spx::dtype::storage_bytes(c.A.type, info.padded_nnz));
   CHECK(info.metadata_bytes > 0);
   CHECK(info.candidates == 6);
@@ -438,8 +463,9 @@ TEST_CASE("SR-BCRS under DEFAULT, refusals and bad arguments", "[srbcrs]") {
     spxDataType_t a, b, out;
   };
   const Refused refused[] = {{bcrs_spec(16), SPX_R_8I, SPX_R_8I, SPX_R_32I},
-                             {bcrs_spec(4), SPX_R_16I, SPX_R_8I, SPX_R_32I},
-                             {csr_spec(), SPX_R_8I, SPX_R_16I, SPX_R_32F},
+                             {bcrs_spec(16), SPX_R_16I, SPX_R_8I, SPX_R_32I},
+                             {bcrs_spec(4), SPX_R_8I, SPX_R_16I, SPX_R_32I},
+                             {csr_spec(), SPX_R_4U, SPX_R_16I, SPX_R_32F},
                              {nm_spec(2, 4, 2), SPX_R_8I, SPX_R_8I, SPX_R_32I}};
   for (const Refused& r : refused) {
     INFO(r.f.name() << " A " << type_name(r.a) << " B " << type_name(r.b));
@@ -494,4 +520,295 @@ TEST_CASE("SR-BCRS under DEFAULT, refusals and bad arguments", "[srbcrs]") {
     device_sync();
     CHECK(same_bytes(download(C, c_host), c_host));
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Emulated precisions (Table IV of the Magicube paper) and the native int4 path.
+
+namespace {
+
+// 16-bit A with every B it runs with; "l12" is a 16I A holding 12-bit values (kTwelveBit).
+const TypePair kEmulPairs[] = {{SPX_R_16I, SPX_R_16I}, {SPX_R_16I, SPX_R_8I},
+                               {SPX_R_16I, SPX_R_8U},  {SPX_R_16I, SPX_R_4I},
+                               {SPX_R_16I, SPX_R_4U}};
+constexpr int64_t kTwelveBit = 2047;  ///< int_bound of a 12-bit operand in 16I
+
+/// The 16I values the extremes tests draw for a 12-bit operand: the ends of [-2048, 2047].
+std::vector<uint8_t> twelve_bit_extremes(Rng& rng, int64_t count) {
+  const int64_t choices[6] = {-2048, -2047, -1, 1, 2046, 2047};
+  std::vector<uint8_t> bytes(spx::dtype::storage_bytes(SPX_R_16I, count), 0);
+  for (int64_t i = 0; i < count; ++i)
+    spx::dtype::store_double(bytes.data(), SPX_R_16I, i,
+                             static_cast<double>(choices[rng.uniform_int(0, 5)]));
+  return bytes;
+}
+
+/// Operand distributions of an emulated case: a 32I output is exact modulo 2^32 whatever the
+/// sum, so its operands span the whole type (or the 12-bit range); a float output keeps the
+/// sums exact in int32 (operand_dist).
+ValueDist emul_dist(spxDataType_t type, bool twelve_bit, int64_t k, spxDataType_t out) {
+  if (out != SPX_R_32I) {
+    ValueDist d = operand_dist(type, k, out);
+    if (twelve_bit) d.int_bound = std::min(d.int_bound, kTwelveBit);
+    return d;
+  }
+  ValueDist d{type};
+  if (twelve_bit) d.int_bound = kTwelveBit;
+  return d;
+}
+
+Case make_emul_case(Rng& rng, const FormatSpec& f, TypePair tp, bool twelve_bit,
+                    spxDataType_t out, const Dims& d, spxOrder_t bo, spxOrder_t co, int ab,
+                    int64_t ld_pad, double density = 0.3) {
+  Case c;
+  const int64_t m = d.vector_rows * f.row_unit();
+  const int64_t b_pad = ld_pad < 0 ? aligned_b_pad(d.n, tp.b) : ld_pad;
+  ld_pad = std::max<int64_t>(ld_pad, 0);
+  c.A = random_sparse(rng, f, m, d.k, emul_dist(tp.a, twelve_bit, d.k, out), density);
+  c.B = random_dense(rng, d.k, d.n, bo, emul_dist(tp.b, false, d.k, out), b_pad);
+  c.C = random_dense(rng, m, d.n, co, output_dist(out), ld_pad);
+  const auto& abs = alpha_betas(out);
+  c.s = {abs[ab % abs.size()].alpha, abs[ab % abs.size()].beta};
+  c.what = f.name() + " A " + type_name(tp.a) + (twelve_bit ? " (12-bit values)" : "") + " B " +
+           type_name(tp.b) + " C " + type_name(out) + " " + std::to_string(m) + "x" +
+           std::to_string(d.k) + "x" + std::to_string(d.n) + " B " + order_name(bo) + " C " +
+           order_name(co) + " alpha " + std::to_string(c.s.alpha) + " beta " +
+           std::to_string(c.s.beta) + " ld_pad B " + std::to_string(b_pad) + " C " +
+           std::to_string(ld_pad);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("SR-BCRS emulated L16-R16, L16-R8, L16-R4, L12-R4: every V, format, output, order",
+          "[srbcrs][emulated]") {
+  UniqueHandle h = make_handle();
+  uint64_t seed = 61000;
+  int variant = 0;
+  for (const TypePair& tp : kEmulPairs)
+    for (bool twelve_bit : {false, true}) {
+      if (twelve_bit && spx::dtype::bits(tp.b) != 4) continue;  // L12-R4 (4I and 4U B)
+      for (int64_t v : {0, 1, 2, 4, 8})
+        for (spxDataType_t out : kOutputs)
+          for (int rep = 0; rep < 2; ++rep) {
+            Rng rng(seed++);
+            const Dims& d = kDims[(variant + variant / 8) % 8];
+            const int64_t pad = variant % 2 == 0 ? -1 : (variant % 5 == 2 ? 3 : 0);
+            const spxOrder_t bo = (variant / 2) % 2 ? SPX_ORDER_COL : SPX_ORDER_ROW;
+            const spxOrder_t co = (variant / 4) % 2 ? SPX_ORDER_COL : SPX_ORDER_ROW;
+            run_case(h.get(), make_emul_case(rng, format_for(v), tp, twelve_bit, out, d, bo, co,
+                                             variant, pad));
+            ++variant;
+          }
+    }
+}
+
+TEST_CASE("SR-BCRS emulated: extremes (-32768, 32767, the 12-bit ends), exact in int32",
+          "[srbcrs][emulated]") {
+  UniqueHandle h = make_handle();
+  uint64_t seed = 62000;
+  for (const TypePair& tp : kEmulPairs)
+    for (bool twelve_bit : {false, true})
+      for (int64_t v : {1, 2, 4, 8}) {
+        if (twelve_bit && spx::dtype::bits(tp.b) != 4) continue;
+        Rng rng(seed++);
+        ValueDist da{tp.a}, db{tp.b};
+        da.extremes = db.extremes = true;
+        Case c;
+        const int64_t m = 10 * v, k = 200, n = 70;
+        c.A = random_bcrs(rng, m, k, v, da, 0.5);
+        if (twelve_bit) c.A.values = twelve_bit_extremes(rng, c.A.value_slots());
+        c.B = random_dense(rng, k, n, seed % 2 ? SPX_ORDER_COL : SPX_ORDER_ROW, db);
+        c.C = random_dense(rng, m, n, SPX_ORDER_ROW, output_dist(SPX_R_32I));
+        c.s = {-1, 1};
+        c.what = "extremes BCRS(V=" + std::to_string(v) + ") A " + type_name(tp.a) +
+                 (twelve_bit ? " (12-bit)" : "") + " B " + type_name(tp.b);
+        run_case(h.get(), c);
+      }
+  // Only the most negative value in A and B: every product is 2^30, every slice product extreme.
+  for (int64_t v : {2, 8}) {
+    Rng rng(seed++);
+    Case c;
+    const int64_t m = 4 * v, k = 64, n = 40;
+    c.A = random_bcrs(rng, m, k, v, ValueDist{SPX_R_16I}, 0.5);
+    c.B = random_dense(rng, k, n, SPX_ORDER_ROW, ValueDist{SPX_R_16I});
+    for (int64_t i = 0; i < c.A.value_slots(); ++i)
+      spx::dtype::store_double(c.A.values.data(), SPX_R_16I, i, -32768.0);
+    for (int64_t r = 0; r < k; ++r)
+      for (int64_t col = 0; col < n; ++col)
+        spx::dtype::store_double(c.B.data.data(), SPX_R_16I, c.B.linear(r, col), -32768.0);
+    c.C = random_dense(rng, m, n, SPX_ORDER_ROW, output_dist(SPX_R_32I));
+    c.s = {1, 0};
+    c.what = "all -32768, L16-R16, V=" + std::to_string(v);
+    run_case(h.get(), c);
+  }
+}
+
+TEST_CASE("SR-BCRS emulated: schedules, misaligned and column-major 16-bit B, device scalars, "
+          "a large multi-tile problem",
+          "[srbcrs][emulated]") {
+  UniqueHandle h = make_handle();
+  uint64_t seed = 63000;
+  int variant = 0;
+  for (const TypePair& tp : {kEmulPairs[0], kEmulPairs[1], kEmulPairs[4]})
+    for (int64_t v : {1, 4, 8})
+      for (int split : {1, 2, 4}) {
+        Rng rng(seed++);
+        const Dims dims[] = {{7, 300, 130}, {9, 600, 65}, {5, 100, 200}};
+        const Dims& d = dims[variant % 3];
+        const spxDataType_t out = kOutputs[(variant / 3) % 3];
+        RunOptions o;
+        o.split = split;
+        o.order = variant % 2 ? "tile" : "row";
+        run_case(h.get(),
+                 make_emul_case(rng, bcrs_spec(v), tp, false, out, d,
+                                (variant / 2) % 2 ? SPX_ORDER_COL : SPX_ORDER_ROW,
+                                (variant / 5) % 2 ? SPX_ORDER_COL : SPX_ORDER_ROW, variant,
+                                variant % 2 == 0 ? -1 : 0),
+                 o);
+        ++variant;
+      }
+  // Row-major 16-bit B with 2-byte-aligned rows (odd ld) and a base shifted by 2 bytes: both go
+  // through the workspace copy; device scalars.
+  for (spxDataType_t out : kOutputs) {
+    Rng rng(seed++);
+    Case c = make_emul_case(rng, bcrs_spec(4), kEmulPairs[0], false, out, {9, 200, 77},
+                            SPX_ORDER_ROW, SPX_ORDER_ROW, 1, 0);
+    c.B = random_dense(rng, 200, 77, SPX_ORDER_ROW, emul_dist(SPX_R_16I, false, 200, out), 2);
+    run_case(h.get(), c);
+    RunOptions shifted;
+    shifted.b_offset = 2;
+    run_case(h.get(), c, shifted);
+    RunOptions dev;
+    dev.device_scalars = true;
+    run_case(h.get(), c, dev);
+  }
+  // 2048 x 1024 x 320, V = 8, 10 %: many tiles, long rows; and the search over schedules.
+  for (const TypePair& tp : {kEmulPairs[0], kEmulPairs[1], kEmulPairs[3]}) {
+    Rng rng(seed++);
+    run_case(h.get(), make_emul_case(rng, bcrs_spec(8), tp, false, SPX_R_32I, {256, 1024, 320},
+                                     SPX_ORDER_ROW, SPX_ORDER_ROW, 0, 0, 0.1));
+    RunOptions o;
+    o.search = true;
+    run_case(h.get(),
+             make_emul_case(rng, bcrs_spec(8), tp, false, SPX_R_32F, {16, 500, 300},
+                            SPX_ORDER_ROW, SPX_ORDER_ROW, 1, -1),
+             o);
+  }
+  // DEFAULT takes 16I A (L16-Rx) on the family.
+  for (const TypePair& tp : kEmulPairs) {
+    Rng rng(seed++);
+    RunOptions o;
+    o.alg = SPX_SPMM_ALG_DEFAULT;
+    run_case(h.get(),
+             make_emul_case(rng, bcrs_spec(8), tp, false, SPX_R_32I, {6, 90, 40}, SPX_ORDER_ROW,
+                            SPX_ORDER_ROW, 1, 0),
+             o);
+  }
+}
+
+TEST_CASE("SR-BCRS native int4 (m16n8k64, forced): every signedness, V, output, order, tail",
+          "[srbcrs][native_int4]") {
+  // The rule picks this path on sm_80 only; SPX_SRBCRS_FORCE_INT4=native runs it anywhere (on
+  // Hopper at 68 TOP/s: the sizes stay small).
+  UniqueHandle h = make_handle();
+  uint64_t seed = 64000;
+  int variant = 0;
+  const TypePair pairs[] = {{SPX_R_4I, SPX_R_4I}, {SPX_R_4U, SPX_R_4U}, {SPX_R_4I, SPX_R_4U},
+                            {SPX_R_4U, SPX_R_4I}};
+  for (const TypePair& tp : pairs)
+    for (int64_t v : {0, 1, 2, 4, 8})
+      for (spxDataType_t out : kOutputs) {
+        Rng rng(seed++);
+        const Dims& d = kDims[(variant + variant / 8) % 8];
+        const int64_t pad = variant % 2 == 0 ? -1 : (variant % 5 == 2 ? 4 : 0);
+        const spxOrder_t bo = (variant / 2) % 2 ? SPX_ORDER_COL : SPX_ORDER_ROW;
+        const spxOrder_t co = (variant / 4) % 2 ? SPX_ORDER_COL : SPX_ORDER_ROW;
+        RunOptions o;
+        o.int4 = "native";
+        run_case(h.get(), make_case(rng, format_for(v), tp, out, d, bo, co, variant, pad), o);
+        ++variant;
+      }
+  // Extremes (-8, 7; 0 .. 15), exact in int32; every schedule; the override back to unpacking.
+  for (const TypePair& tp : pairs)
+    for (int64_t v : {1, 8}) {
+      Rng rng(seed++);
+      ValueDist da{tp.a}, db{tp.b};
+      da.extremes = db.extremes = true;
+      Case c;
+      const int64_t m = 6 * v, k = 300, n = 70;
+      c.A = random_bcrs(rng, m, k, v, da, 0.5);
+      c.B = random_dense(rng, k, n, SPX_ORDER_ROW, db);
+      c.C = random_dense(rng, m, n, SPX_ORDER_ROW, output_dist(SPX_R_32I));
+      c.s = {-1, 1};
+      c.what = "native int4 extremes V=" + std::to_string(v) + " A " + type_name(tp.a) + " B " +
+               type_name(tp.b);
+      for (int split : {1, 2, 4}) {
+        RunOptions o;
+        o.int4 = "native";
+        o.split = split;
+        o.order = split == 2 ? "tile" : "row";
+        run_case(h.get(), c, o);
+      }
+      RunOptions unpacked;
+      unpacked.int4 = "unpacked";
+      run_case(h.get(), c, unpacked);
+    }
+}
+
+TEST_CASE("SR-BCRS emulated and native int4: spxPlanUpdateValues re-packs (and re-slices) values",
+          "[srbcrs][emulated][native_int4]") {
+  UniqueHandle h = make_handle();
+  uint64_t seed = 65000;
+  struct Update {
+    TypePair tp;
+    const char* int4;
+  };
+  const Update updates[] = {{kEmulPairs[0], nullptr},
+                            {kEmulPairs[1], nullptr},
+                            {kEmulPairs[4], nullptr},
+                            {{SPX_R_4I, SPX_R_4U}, "native"}};
+  for (const Update& u : updates)
+    for (int64_t v : {0, 2, 8}) {
+      Rng rng(seed++);
+      const FormatSpec f = format_for(v);
+      Case c = make_emul_case(rng, f, u.tp, false, SPX_R_32I, {12, 300, 96}, SPX_ORDER_ROW,
+                              SPX_ORDER_ROW, 0, 0);
+      INFO(c.what << (u.int4 ? " native int4" : ""));
+      DeviceSparse A = to_device(c.A);
+      const DeviceDense B = to_device(c.B);
+      DeviceDense C = to_device(c.C);
+      spxPlan_t raw = nullptr;
+      {
+        ForceSchedule force(0, nullptr, u.int4);
+        REQUIRE_SPX(spxSpMM_analyze(h.get(), A.get(), B.get(), C.get(), SPX_R_32I,
+                                    SPX_SPMM_ALG_SRBCRS, &raw));
+      }
+      UniquePlan plan(raw);
+      spxPlanInfo_t info{};
+      REQUIRE_SPX(spxPlanGetInfo(plan.get(), &info));
+      CHECK((std::string(info.config).find("native int4") != std::string::npos) ==
+            (u.int4 != nullptr));
+      DeviceBuffer ws(info.workspace_bytes);
+      const ScalarBytes one = make_scalar(1, SPX_R_32I), zero = make_scalar(0, SPX_R_32I);
+      const auto run_and_check = [&](const Case& expect, const char* when) {
+        INFO(when);
+        REQUIRE_SPX(spxSpMM(h.get(), plan.get(), one.get(), A.get(), B.get(), zero.get(), C.get(),
+                            ws.get()));
+        device_sync();
+        const HostDense got = download(C, expect.C);
+        const std::string problems = check_output(expect, got, expect.C);
+        INFO(problems);
+        CHECK(problems.empty());
+      };
+      c.s = {1, 0};
+      run_and_check(c, "before the update");
+      Case changed = c;
+      changed.A.values =
+          random_values(rng, emul_dist(u.tp.a, false, 300, SPX_R_32I), c.A.value_slots());
+      A.values.upload(changed.A.values);
+      run_and_check(c, "values changed, plan not updated");
+      REQUIRE_SPX(spxPlanUpdateValues(h.get(), plan.get(), A.get()));
+      run_and_check(changed, "after spxPlanUpdateValues");
+    }
 }

@@ -531,7 +531,8 @@ TEST_CASE("SR-BCRS SpMM reading A's values in the SR-BCRS layout, and the SDDMM 
   UniqueHandle h = make_handle();
   Rng rng(68000);
   const LayoutOptions opts(SPX_VALUES_LAYOUT_SRBCRS);
-  for (spxDataType_t at : {SPX_R_8I, SPX_R_4I, SPX_R_8U})
+  // 16I: the SpMM plan keeps 16-bit values as two byte slices, so the SR-BCRS input is split too.
+  for (spxDataType_t at : {SPX_R_8I, SPX_R_4I, SPX_R_8U, SPX_R_16I})
     for (int64_t v : {0, 2, 8}) {
       // A (m x k) in BCRS / CSR with native values; the same values in the SR-BCRS layout.
       const FormatSpec f = format_for(v);

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 namespace spx::kernels::srbcrs::detail {
 
@@ -70,6 +72,44 @@ __device__ __forceinline__ void mma_m16n8k32(int32_t (&d)[4], const uint32_t (&a
         : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
   }
+}
+
+/// D += A * B with mma.sync.aligned.m16n8k64.row.col.s32.{s4|u4}.{s4|u4}.s32 (sm_80's native int4
+/// rate; Hopper runs it ~18x slower than m16n8k32 s8). The fragments are those of m16n8k32 with
+/// 8 nibbles per register in place of 4 bytes (lowest nibble = lowest k):
+///   a[0]: row g,     k = 8t .. 8t+7       a[1]: row g + 8, k = 8t .. 8t+7
+///   a[2]: row g,     k = 32+8t .. 32+8t+7 a[3]: row g + 8, k = 32+8t .. 32+8t+7
+///   b[0]: col g,     k = 8t .. 8t+7       b[1]: col g,     k = 32+8t .. 32+8t+7
+///   d as m16n8k32.
+template <bool ASigned, bool BSigned>
+__device__ __forceinline__ void mma_m16n8k64(int32_t (&d)[4], const uint32_t (&a)[4], uint32_t b0,
+                                             uint32_t b1) {
+#define SPX_SRBCRS_MMA_K64(TA, TB)                                                              \
+  asm volatile("mma.sync.aligned.m16n8k64.row.col.s32." TA "." TB                              \
+               ".s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"                 \
+               : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])                                 \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1))
+  if constexpr (ASigned && BSigned) {
+    SPX_SRBCRS_MMA_K64("s4", "s4");
+  } else if constexpr (ASigned && !BSigned) {
+    SPX_SRBCRS_MMA_K64("s4", "u4");
+  } else if constexpr (!ASigned && BSigned) {
+    SPX_SRBCRS_MMA_K64("u4", "s4");
+  } else {
+    SPX_SRBCRS_MMA_K64("u4", "u4");
+  }
+#undef SPX_SRBCRS_MMA_K64
+}
+
+/// Calls f(std::integral_constant<int, 0>) .. f(std::integral_constant<int, N - 1>): a loop whose
+/// index is a compile-time constant (an mma's operand signedness is part of the instruction).
+template <typename F, int... Is>
+__device__ __forceinline__ void static_for_impl(F&& f, std::integer_sequence<int, Is...>) {
+  (f(std::integral_constant<int, Is>{}), ...);
+}
+template <int N, typename F>
+__device__ __forceinline__ void static_for(F&& f) {
+  static_for_impl(f, std::make_integer_sequence<int, N>{});
 }
 
 }  // namespace spx::kernels::srbcrs::detail

@@ -8,6 +8,10 @@ set(SPX_SRBCRS_SOURCES
   kernels/srbcrs/spmm_l8r4.cu
   kernels/srbcrs/spmm_l4r8.cu
   kernels/srbcrs/spmm_l4r4.cu
+  kernels/srbcrs/spmm_l16r8.cu
+  kernels/srbcrs/spmm_l16r4.cu
+  kernels/srbcrs/spmm_l16r16.cu
+  kernels/srbcrs/spmm_l4r4_k64.cu
   kernels/srbcrs/pack.cu
   # SDDMM (planning/srbcrs_sddmm, dispatch/srbcrs_sddmm_family, README "SDDMM")
   planning/srbcrs_sddmm.cpp

@@ -15,7 +15,7 @@ namespace spx::kernels::srbcrs::detail {
 /// the workspace copy).
 struct KernelParams {
   int64_t m = 0, n = 0;
-  int64_t n_tiles = 0;  ///< ceil(n / SpmmTile::kWarpCols)
+  int64_t n_tiles = 0;  ///< ceil(n / SpmmTile::warp_cols(B bits))
   int64_t vector_rows = 0;
   int vec_len = 1;
   const int32_t* row_ptr = nullptr;
@@ -30,7 +30,7 @@ struct KernelParams {
   bool tile_major = false;  ///< tiles numbered vector-row fastest (see SpmmSchedule)
 };
 
-// One pair of functions per (A bits, B bits); a_signed / b_signed pick among its four kernels.
+// One pair of functions per kernel shape; a_signed / b_signed pick among its signedness variants.
 cudaError_t launch_l8r8(bool a_signed, bool b_signed, const KernelParams& p, cudaStream_t stream);
 cudaError_t launch_l8r4(bool a_signed, bool b_signed, const KernelParams& p, cudaStream_t stream);
 cudaError_t launch_l4r8(bool a_signed, bool b_signed, const KernelParams& p, cudaStream_t stream);
@@ -39,8 +39,19 @@ cudaError_t load_l8r8(bool a_signed, bool b_signed);
 cudaError_t load_l8r4(bool a_signed, bool b_signed);
 cudaError_t load_l4r8(bool a_signed, bool b_signed);
 cudaError_t load_l4r4(bool a_signed, bool b_signed);
+// Emulated 16-bit A (A signed only) with 8-, 4- and 16-bit B (16-bit B signed only).
+cudaError_t launch_l16r8(bool a_signed, bool b_signed, const KernelParams& p, cudaStream_t stream);
+cudaError_t launch_l16r4(bool a_signed, bool b_signed, const KernelParams& p, cudaStream_t stream);
+cudaError_t launch_l16r16(bool a_signed, bool b_signed, const KernelParams& p, cudaStream_t stream);
+cudaError_t load_l16r8(bool a_signed, bool b_signed);
+cudaError_t load_l16r4(bool a_signed, bool b_signed);
+cudaError_t load_l16r16(bool a_signed, bool b_signed);
+// L4-R4 on the native int4 path (m16n8k64, stride 64).
+cudaError_t launch_l4r4_k64(bool a_signed, bool b_signed, const KernelParams& p,
+                            cudaStream_t stream);
+cudaError_t load_l4r4_k64(bool a_signed, bool b_signed);
 
-/// Copies B (k x n, any order, ld and alignment; 8- or 4-bit) into `dst`, row-major with `pitch`
+/// Copies B (k x n, any order, ld and alignment; 16-, 8- or 4-bit) into `dst`, row-major with `pitch`
 /// bytes per row (a multiple of 16); bytes past column n - 1 of a row are written 0.
 cudaError_t copy_b(const DenseView& B, int64_t k, int64_t n, int bits, uint8_t* dst, int64_t pitch,
                    cudaStream_t stream);

@@ -134,6 +134,10 @@ def test_bcrs_float(dtype, vec_len):
     B = dense_operand(40, 33, "col", dtype)
     C = spx.spmm(A, B)
     assert_float_close(C, to_dense(A), B)
+    if dtype == torch.float16:  # fp16 vector sparsity is the SpTC reorder family's input
+        with spx.Plan.spmm(A, B) as plan:
+            assert plan.info.family == spx.SpMMAlg.SPTC_REORDER, plan.info
+            assert_float_close(plan(B), to_dense(A), B)
 
 
 # ------------------------------------------------------------------ int8 vector-sparse BCRS
