@@ -201,12 +201,16 @@ SpxResult run_sddmm(const GpuContext& gpu, const Problem& p, const Reference& re
   DeviceSparse dc = upload_sparse(p.sparse, true);
   SpMat c = create_sparse(p.sparse, dc);
 
+  // A takes `order` and B the other one: the default (A row-major, B column-major) has both
+  // k-contiguous, the NT layout of Q K^T (libspx's fast path; cuSPARSE's baseline tries every
+  // order pair itself).
+  const spxOrder_t b_order = order == SPX_ORDER_ROW ? SPX_ORDER_COL : SPX_ORDER_ROW;
   const int copies = rotation_copies(gpu.l2_bytes(), dc.bytes(),
                                      dense_bytes(m, k, p.a_type, order) +
-                                         dense_bytes(k, n, p.b_type, order));
+                                         dense_bytes(k, n, p.b_type, b_order));
   RotatedDense a, b;
   make_rotated(&p.a, m, k, p.a_type, order, copies, &a);
-  make_rotated(&p.b, k, n, p.b_type, order, copies, &b);
+  make_rotated(&p.b, k, n, p.b_type, b_order, copies, &b);
 
   const spxDataType_t compute = is_integer(p.a_type) ? SPX_R_32I : SPX_R_32F;
   Scalars sc;

@@ -35,7 +35,7 @@ cp "$build/bench/spx-bench" "$out/bin/"
 # The per-family examples (C and C++), and the Fortran example when gfortran built it, with the
 # Fortran runtime it links (the GPU machine may not have one).
 mkdir -p "$out/bin/examples"
-for e in nm_spmm ell_spmm int8_bcrs_spmm families; do
+for e in nm_spmm ell_spmm int8_bcrs_spmm families sparse_attention; do
   [ -x "$build/examples/$e" ] && cp "$build/examples/$e" "$out/bin/examples/"
 done
 if [ -x "$build/bindings/fortran/nm_spmm_fortran" ]; then

@@ -399,6 +399,13 @@ module spx
       integer(c_int), value :: type
       type(c_ptr), value :: dst  ! c_loc of a host array of the target type
     end function
+    integer(c_int) function spxHostSrbcrsSlotPtr(vector_rows, block_row_ptr, vec_len, slot_ptr) &
+        bind(C, name="spxHostSrbcrsSlotPtr")
+      import :: c_int, c_int32_t, c_int64_t
+      integer(c_int64_t), value :: vector_rows, vec_len
+      integer(c_int32_t), intent(in) :: block_row_ptr(*)
+      integer(c_int32_t), intent(out) :: slot_ptr(*)  ! vector_rows + 1 entries
+    end function
     integer(c_size_t) function spxHostSizeOf(type, count) bind(C, name="spxHostSizeOf")
       import :: c_int, c_int64_t, c_size_t
       integer(c_int), value :: type

@@ -60,4 +60,9 @@ module spx_enums
 
   ! spxPlanOption_t (spxPlanOptionsSet / spxPlanOptionsGet)
   integer(c_int), parameter :: SPX_PLAN_OPTION_AUTOTUNE = 0
+  integer(c_int), parameter :: SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT = 1
+
+  ! spxValuesLayout_t (SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT)
+  integer(c_int), parameter :: SPX_VALUES_LAYOUT_NATIVE = 0
+  integer(c_int), parameter :: SPX_VALUES_LAYOUT_SRBCRS = 1
 end module spx_enums

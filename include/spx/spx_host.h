@@ -106,6 +106,18 @@ SPX_API spxStatus_t spxHostCheckUniform(int64_t rows, int64_t cols, const float*
 SPX_API spxStatus_t spxHostConvertValues(int64_t count, const float* src, spxDataType_t type,
                                          void* dst);
 
+/**
+ * The SR-BCRS values layout (spxValuesLayout_t, SPX_VALUES_LAYOUT_SRBCRS) of a BCRS(V) structure
+ * with vector_rows = rows / V vector-rows (CSR: V = 1, its row_ptr and rows): writes
+ * slot_ptr[vector_rows + 1] (caller-allocated), slot_ptr[i] = the first vector slot of vector-row
+ * i, every vector-row padded to whole strides of 32 slots; slot_ptr[vector_rows] = all slots, so
+ * the layout's values array holds slot_ptr[vector_rows] * vec_len elements. block_row_ptr (host,
+ * vector_rows + 1 entries) must start at 0 and not decrease (SPX_STATUS_INVALID_VALUE);
+ * SPX_STATUS_NOT_SUPPORTED when the element count exceeds int32.
+ */
+SPX_API spxStatus_t spxHostSrbcrsSlotPtr(int64_t vector_rows, const int32_t* block_row_ptr,
+                                         int64_t vec_len, int32_t* slot_ptr);
+
 /** Bytes that `count` elements of `type` occupy (4-bit types: rounded up to whole bytes). */
 SPX_API size_t spxHostSizeOf(spxDataType_t type, int64_t count);
 

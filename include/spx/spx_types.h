@@ -88,8 +88,36 @@ typedef enum spxPlanOption {
    * (plan info: searched = 1). Makes analyze block until the timing is done. A plan with one
    * configuration (and every SDDMM plan today) ignores it.
    */
-  SPX_PLAN_OPTION_AUTOTUNE = 0
+  SPX_PLAN_OPTION_AUTOTUNE = 0,
+  /**
+   * int32_t, a spxValuesLayout_t (default SPX_VALUES_LAYOUT_NATIVE): the order of the sparse
+   * operand's values array, for SDDMM the order C's values are written in, for SpMM the order
+   * A's values are read in (at analyze and by spxPlanUpdateValues). SPX_VALUES_LAYOUT_SRBCRS is
+   * the SR-BCRS family's (SPX_SPMM_ALG_SRBCRS): with it, DEFAULT means that family, and input
+   * it cannot take, or another forced family, is SPX_STATUS_NOT_SUPPORTED.
+   */
+  SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT = 1
 } spxPlanOption_t;
+
+/**
+ * Order of a BCRS(V) / CSR values array (SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT). CSR is V = 1.
+ *
+ * SPX_VALUES_LAYOUT_SRBCRS lets an SDDMM write C where an SR-BCRS SpMM on the same structure reads
+ * A, with no re-layout in between (Magicube writes SDDMM output this way when SpMM comes next):
+ * every vector-row i (R = rows / V of them) is padded to whole strides of 32 vector slots;
+ * spxHostSrbcrsSlotPtr gives slot_ptr[R + 1], the first slot of each vector-row. Vector j of
+ * vector-row i (j < block_row_ptr[i + 1] - block_row_ptr[i]) is slot s = slot_ptr[i] + j, and its
+ * row v (v < V) is element
+ *     (s / 32) * 32 * V + v * 32 + s % 32
+ * of the array (4-bit types: two elements per byte, the lower index in the low nibble). Slots
+ * from slot_ptr[i] + (block_row_ptr[i + 1] - block_row_ptr[i]) to slot_ptr[i + 1] are padding:
+ * SDDMM writes 0 there, and an SpMM input must hold 0 there. The array holds slot_ptr[R] * V
+ * elements, which is also spxPlanInfo_t::padded_nnz of a plan analyzed with this layout.
+ */
+typedef enum spxValuesLayout {
+  SPX_VALUES_LAYOUT_NATIVE = 0, /**< the format's own order: BCRS e * V + v, CSR entry e. */
+  SPX_VALUES_LAYOUT_SRBCRS = 1  /**< SR-BCRS stride-major order with padding (see above). */
+} spxValuesLayout_t;
 
 /** Opaque library context: device, stream, pointer mode. Used by one thread at a time. */
 typedef struct spxContext* spxHandle_t;

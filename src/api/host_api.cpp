@@ -25,6 +25,7 @@
 #include "planning/prune_nm.hpp"
 #include "planning/prune_uniform.hpp"
 #include "planning/smtx.hpp"
+#include "planning/srbcrs_sddmm.hpp"
 #include "spx/spx.h"
 
 namespace {
@@ -274,6 +275,19 @@ spxStatus_t spxHostConvertValues(int64_t count, const float* src, spxDataType_t 
     SPX_CHECK_ARG(count == 0 || src != nullptr, "src is NULL while count is %lld", ll(count));
     SPX_CHECK_ARG(count == 0 || dst != nullptr, "dst is NULL while count is %lld", ll(count));
     spx::plan::convert_values(count, src, type, dst);
+  });
+}
+
+spxStatus_t spxHostSrbcrsSlotPtr(int64_t vector_rows, const int32_t* block_row_ptr,
+                                 int64_t vec_len, int32_t* slot_ptr) {
+  return spx::guard("spxHostSrbcrsSlotPtr", [&] {
+    not_null(slot_ptr, "slot_ptr");
+    non_negative(vector_rows, "vector_rows");
+    positive(vec_len, "vec_len");
+    not_null(block_row_ptr, "block_row_ptr");
+    const std::vector<int32_t> slots =
+        spx::plan::srbcrs_slot_ptr(vector_rows, block_row_ptr, vec_len);
+    std::copy(slots.begin(), slots.end(), slot_ptr);
   });
 }
 

@@ -22,6 +22,7 @@ struct spxContext {
 /// Analyze options (spxPlanOptionsSet); the defaults are what spxSpMM_analyze uses.
 struct spxPlanOptions {
   int32_t autotune = 0;  ///< SPX_PLAN_OPTION_AUTOTUNE
+  int32_t values_layout = SPX_VALUES_LAYOUT_NATIVE;  ///< SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT
 
   /// The defaults, for the analyze calls that take no options (or NULL).
   static const spxPlanOptions& defaults() {

@@ -13,6 +13,7 @@ namespace {
 size_t option_size(spxPlanOption_t option) {
   switch (option) {
     case SPX_PLAN_OPTION_AUTOTUNE:
+    case SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT:
       return sizeof(int32_t);
   }
   spx::fail(SPX_STATUS_INVALID_VALUE,
@@ -55,6 +56,16 @@ spxStatus_t spxPlanOptionsSet(spxPlanOptions_t options, spxPlanOption_t option, 
         options->autotune = v;
         return;
       }
+      case SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT: {
+        int32_t v;
+        std::memcpy(&v, value, sizeof v);
+        SPX_CHECK_ARG(v == SPX_VALUES_LAYOUT_NATIVE || v == SPX_VALUES_LAYOUT_SRBCRS,
+                      "SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT must be SPX_VALUES_LAYOUT_NATIVE (0) "
+                      "or SPX_VALUES_LAYOUT_SRBCRS (1), not %d",
+                      v);
+        options->values_layout = v;
+        return;
+      }
     }
   });
 }
@@ -67,6 +78,9 @@ spxStatus_t spxPlanOptionsGet(spxConstPlanOptions_t options, spxPlanOption_t opt
     switch (option) {
       case SPX_PLAN_OPTION_AUTOTUNE:
         std::memcpy(value, &options->autotune, sizeof options->autotune);
+        return;
+      case SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT:
+        std::memcpy(value, &options->values_layout, sizeof options->values_layout);
         return;
     }
   });

@@ -6,6 +6,7 @@
 #include "dispatch/fallback.hpp"
 #include "dispatch/nm_family.hpp"
 #include "dispatch/srbcrs_family.hpp"
+#include "dispatch/srbcrs_sddmm_family.hpp"
 #include "dispatch/sptc_family.hpp"
 
 namespace spx::dispatch {
@@ -35,7 +36,9 @@ const std::vector<SpmmFamily>& spmm_families() {
   return table;
 }
 const std::vector<SddmmFamily>& sddmm_families() {
-  static const std::vector<SddmmFamily> table = {};
+  static const std::vector<SddmmFamily> table = {
+      {SPX_SPMM_ALG_SRBCRS, srbcrs_sddmm_can_implement, build_srbcrs_sddmm},
+  };
   return table;
 }
 
@@ -75,16 +78,29 @@ auto choose(const std::vector<Family>& families, const Problem& p, spxSpMMAlg_t 
   return fallback(p, info);
 }
 
+/// The SR-BCRS values layout (SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT) is read and written by the
+/// SR-BCRS family only: with it DEFAULT means SRBCRS (whose refusal is then NOT_SUPPORTED), and
+/// any other forced family is NOT_SUPPORTED.
+spxSpMMAlg_t alg_for_layout(const spxPlanOptions& options, spxSpMMAlg_t alg) {
+  if (options.values_layout == SPX_VALUES_LAYOUT_NATIVE) return alg;
+  check_alg(alg);
+  SPX_EXPECTS(alg == SPX_SPMM_ALG_DEFAULT || alg == SPX_SPMM_ALG_SRBCRS, SPX_STATUS_NOT_SUPPORTED,
+              "the SR-BCRS values layout is read and written by the SRBCRS family only, not by "
+              "the %s family",
+              family_name(alg));
+  return SPX_SPMM_ALG_SRBCRS;
+}
+
 }  // namespace
 
 std::unique_ptr<SpmmKernelPlan> build_spmm(const SpmmProblem& p, spxSpMMAlg_t alg,
                                            spxPlanInfo_t& info) {
-  return choose(spmm_families(), p, alg, info, build_fallback_spmm);
+  return choose(spmm_families(), p, alg_for_layout(p.options, alg), info, build_fallback_spmm);
 }
 
 std::unique_ptr<SddmmKernelPlan> build_sddmm(const SddmmProblem& p, spxSDDMMAlg_t alg,
                                              spxPlanInfo_t& info) {
-  return choose(sddmm_families(), p, alg, info, build_fallback_sddmm);
+  return choose(sddmm_families(), p, alg_for_layout(p.options, alg), info, build_fallback_sddmm);
 }
 
 }  // namespace spx::dispatch

@@ -94,6 +94,13 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
     col_ = device::upload(l.col, p.h.stream);
     vec_map_ = device::upload(l.vec_map, p.h.stream);
     values_ = device::Buffer(static_cast<size_t>(l.value_bytes()));
+    // A's values in the public SR-BCRS layout (spxValuesLayout_t: stride 32, plain elements) are
+    // this plan's slots at stride 32; the native int4 path's stride 64 numbers slots otherwise.
+    values_srbcrs_ = p.options.values_layout == SPX_VALUES_LAYOUT_SRBCRS;
+    SPX_EXPECTS(!values_srbcrs_ || l.stride == 32, SPX_STATUS_NOT_SUPPORTED,
+                "A's values in the SR-BCRS layout (stride 32) cannot fill this plan's stride-%lld "
+                "layout (the native int4 path); use the native values layout",
+                static_cast<long long>(l.stride));
     workspace_ = static_cast<size_t>(plan::srbcrs_workspace_bytes(k_, n_, choice.b_bits));
     schedules_ = plan::srbcrs_schedules(starting_schedule(l, n_, p.h.sm_count, choice));
     // At most ~150 characters, so the schedule appended by describe() fits spxPlanInfo_t.
@@ -103,6 +110,7 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
                    order_name(p.B.order),
                    p.B.order == SPX_ORDER_ROW ? " (in place if 16 B aligned)" : " (copied)",
                    dtype::name(p.C.type), order_name(p.C.order));
+    if (values_srbcrs_) config_ += "; A's values in SR-BCRS order";
     update_values(p.h, p.A);
     device::check(cudaStreamSynchronize(p.h.stream), "packing A's values into the SR-BCRS plan");
   }
@@ -129,6 +137,9 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
   void update_values(const spxContext& h, const spxSpMatDescr& A) override {
     if (A.value_slots() > 0) device::expect_device_pointer(A.values, "A's values");
     ks::PackArgs g;
+    // SPX_VALUES_LAYOUT_SRBCRS (e.g. an SDDMM's output): element for element in place, no
+    // gather (16-bit values are still split into the kernel's two byte slices).
+    g.src_srbcrs = values_srbcrs_;
     g.slots = slots_;
     g.stride = choice_.stride;
     g.vec_len = vec_len_;
@@ -162,6 +173,7 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
   int64_t m_ = 0, k_ = 0, n_ = 0, vector_rows_ = 0, slots_ = 0;
   int vec_len_ = 1;
   device::Buffer row_ptr_, col_, vec_map_, values_;
+  bool values_srbcrs_ = false;  ///< A's values arrive in the SR-BCRS layout (stride 32)
   size_t workspace_ = 0;
   std::string config_;
   std::vector<plan::SrbcrsSchedule> schedules_;

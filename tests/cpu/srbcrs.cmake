@@ -20,3 +20,24 @@ target_link_libraries(test_srbcrs_kernel_map PRIVATE spx_catch_main_cpu spx_refe
 target_compile_options(test_srbcrs_kernel_map PRIVATE $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra>)
 catch_discover_tests(test_srbcrs_kernel_map TEST_PREFIX "test_srbcrs_kernel_map: "
                      PROPERTIES LABELS cpu)
+
+# The SDDMM's host side (planning/srbcrs_sddmm: refusals, variant, tasks, output map in both
+# layouts, workspace) and its register k order (kernels/srbcrs/sddmm_lane_map.hpp), with a warp
+# emulated on the host against the reference.
+add_executable(test_srbcrs_sddmm_plan ${CMAKE_CURRENT_LIST_DIR}/test_srbcrs_sddmm_plan.cpp
+                                      ${PROJECT_SOURCE_DIR}/src/planning/srbcrs_layout.cpp
+                                      ${PROJECT_SOURCE_DIR}/src/planning/srbcrs_sddmm.cpp)
+target_link_libraries(test_srbcrs_sddmm_plan PRIVATE spx_catch_main_cpu spx_reference spx_host
+                                                     Catch2::Catch2)
+target_compile_options(test_srbcrs_sddmm_plan PRIVATE $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra>)
+catch_discover_tests(test_srbcrs_sddmm_plan TEST_PREFIX "test_srbcrs_sddmm_plan: "
+                     PROPERTIES LABELS cpu)
+
+# The public side of the SR-BCRS values layout (option, spxHostSrbcrsSlotPtr) through libspx.
+add_executable(test_srbcrs_values_layout ${CMAKE_CURRENT_LIST_DIR}/test_srbcrs_values_layout.cpp)
+target_include_directories(test_srbcrs_values_layout PRIVATE ${PROJECT_SOURCE_DIR}/tests/common)
+target_link_libraries(test_srbcrs_values_layout PRIVATE spx_catch_main_cpu spx Catch2::Catch2)
+target_compile_options(test_srbcrs_values_layout PRIVATE
+                       $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra>)
+catch_discover_tests(test_srbcrs_values_layout TEST_PREFIX "test_srbcrs_values_layout: "
+                     PROPERTIES LABELS cpu)

@@ -13,7 +13,8 @@ caller's array type. Work runs on the caller's current stream (see Handle).
 """
 from ._lib import library_path
 from .dense import Dense
-from .enums import DataType, Format, Order, PlanOption, PointerMode, SDDMMAlg, SpMMAlg, Status
+from .enums import (DataType, Format, Order, PlanOption, PointerMode, SDDMMAlg, SpMMAlg, Status,
+                    ValuesLayout)
 from .errors import (AllocFailedError, ArchMismatchError, ExecutionFailedError, InternalError,
                      InvalidValueError, LibraryNotFoundError, NotInitializedError,
                      NotSupportedError, SpxError, SpxIOError)
@@ -57,6 +58,7 @@ __all__ = [
     "EllMatrix", "ExecutionFailedError", "Format", "Handle", "InternalError", "InvalidValueError",
     "LibraryNotFoundError", "NMMatrix", "NotInitializedError", "NotSupportedError", "Order",
     "Plan", "PlanInfo", "PlanOption", "PlanOptions", "PointerMode", "SDDMMAlg", "SDDMMPlan", "SparseMatrix", "SpMMAlg",
+    "ValuesLayout",
     "SpMMPlan", "SpxError", "SpxIOError", "Status", "check_nm", "default_handle", "ell_width_for",
     "library_path", "library_version", "prune_nm", "prune_uniform", "sddmm", "spmm",
     "status_name", "status_string",

@@ -119,6 +119,7 @@ SIGNATURES = {
     "spxHostCheckNM": (_S, [_I64, _I64, _P, _I64, _S, _I64, _I64, _I64, POINTER(c_int)]),
     "spxHostCheckUniform": (_S, [_I64, _I64, _P, _I64, _S, _I64, POINTER(c_int)]),
     "spxHostConvertValues": (_S, [_I64, _P, _S, _P]),
+    "spxHostSrbcrsSlotPtr": (_S, [_I64, _P, _I64, _P]),
     "spxHostSizeOf": (c_size_t, [_S, _I64]),
 }
 

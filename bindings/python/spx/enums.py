@@ -91,3 +91,11 @@ class PlanOption(IntEnum):
     """spxPlanOption_t: settings of analyze (see :class:`spx.PlanOptions`)."""
 
     AUTOTUNE = 0
+    SPARSE_VALUES_LAYOUT = 1
+
+
+class ValuesLayout(IntEnum):
+    """spxValuesLayout_t: order of a BCRS / CSR values array (PlanOption.SPARSE_VALUES_LAYOUT)."""
+
+    NATIVE = 0
+    SRBCRS = 1

@@ -62,6 +62,18 @@ def _i32(a, what: str, count: int | None = None) -> np.ndarray:
     return a
 
 
+def srbcrs_slot_ptr(block_row_ptr, vec_len: int = 1) -> np.ndarray:
+    """The SR-BCRS values layout of a BCRS(V) / CSR structure (spxHostSrbcrsSlotPtr): the first
+    vector slot of every vector-row (rows padded to strides of 32 slots) and, last, all slots."""
+    ptr = _i32(block_row_ptr, "block_row_ptr")
+    if ptr.size < 1:
+        raise ValueError("block_row_ptr needs at least one entry")
+    out = np.empty(ptr.size, dtype=np.int32)
+    call("spxHostSrbcrsSlotPtr", ptr.size - 1, ptr.ctypes.data_as(ctypes.c_void_p), int(vec_len),
+         out.ctypes.data_as(ctypes.c_void_p))
+    return out
+
+
 def size_of(dtype, count: int) -> int:
     """Bytes that `count` elements of `dtype` occupy (4-bit types: rounded up)."""
     return int(lib().spxHostSizeOf(int(dtype), int(count)))

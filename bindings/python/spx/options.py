@@ -9,25 +9,30 @@ import ctypes
 
 from ._lib import call
 from ._owned import COwner
-from .enums import PlanOption
+from .enums import PlanOption, ValuesLayout
 
 #: The C value type of each option (spxPlanOptionsSet checks the size).
-_VALUE_TYPES = {PlanOption.AUTOTUNE: ctypes.c_int32}
+_VALUE_TYPES = {PlanOption.AUTOTUNE: ctypes.c_int32, PlanOption.SPARSE_VALUES_LAYOUT: ctypes.c_int32}
 
 
 class PlanOptions(COwner):
     """A host object holding analyze settings; every setting starts at the library's default.
 
     autotune: analyze times the chosen family's kernel configurations on the handle's stream
-    (reading B, writing only a scratch C) and keeps the fastest, like ``plan.search``."""
+    (reading B, writing only a scratch C) and keeps the fastest, like ``plan.search``.
+    values_layout: the order of the sparse operand's values (spx.ValuesLayout): NATIVE, or SRBCRS
+    (SDDMM writes C, SpMM reads A, in the SR-BCRS family's padded stride-major order; see
+    spxValuesLayout_t in spx_types.h and spx.host.srbcrs_slot_ptr)."""
 
     _c_destroy = "spxDestroyPlanOptions"
 
-    def __init__(self, *, autotune: bool = False):
+    def __init__(self, *, autotune: bool = False, values_layout: ValuesLayout = ValuesLayout.NATIVE):
         self._ptr = ctypes.c_void_p()
         call("spxCreatePlanOptions", ctypes.byref(self._ptr))
         if autotune:
             self.autotune = True
+        if values_layout != ValuesLayout.NATIVE:
+            self.values_layout = values_layout
 
     @property
     def ptr(self) -> ctypes.c_void_p:
@@ -57,6 +62,14 @@ class PlanOptions(COwner):
     @autotune.setter
     def autotune(self, on: bool) -> None:
         self.set(PlanOption.AUTOTUNE, 1 if on else 0)
+
+    @property
+    def values_layout(self) -> ValuesLayout:
+        return ValuesLayout(self.get(PlanOption.SPARSE_VALUES_LAYOUT))
+
+    @values_layout.setter
+    def values_layout(self, layout: ValuesLayout) -> None:
+        self.set(PlanOption.SPARSE_VALUES_LAYOUT, int(layout))
 
 
 

@@ -42,3 +42,22 @@ def test_autotune_shortcut_and_options_are_exclusive():
         assert resolve_options(mine, None) == (mine, False)
         with pytest.raises(ValueError, match="either"):
             resolve_options(mine, True)
+
+
+def test_values_layout_round_trip_and_range():
+    with spx.PlanOptions() as opts:
+        assert opts.values_layout is spx.ValuesLayout.NATIVE
+        opts.values_layout = spx.ValuesLayout.SRBCRS
+        assert opts.get(spx.PlanOption.SPARSE_VALUES_LAYOUT) == 1
+        with pytest.raises(spx.InvalidValueError, match="SPX_VALUES_LAYOUT_SRBCRS"):
+            opts.set(spx.PlanOption.SPARSE_VALUES_LAYOUT, 2)
+        assert opts.values_layout is spx.ValuesLayout.SRBCRS  # unchanged
+    assert spx.PlanOptions(values_layout=spx.ValuesLayout.SRBCRS).values_layout == 1
+
+
+def test_srbcrs_slot_ptr():
+    from spx.host import srbcrs_slot_ptr
+
+    assert srbcrs_slot_ptr([0, 0, 3, 35, 35, 99], 4).tolist() == [0, 0, 32, 64, 64, 128]
+    with pytest.raises(spx.InvalidValueError, match="block_row_ptr"):
+        srbcrs_slot_ptr([0, 5, 2])

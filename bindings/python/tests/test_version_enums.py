@@ -16,6 +16,7 @@ ENUMS = {
     "spxPointerMode": (spx.PointerMode, "SPX_POINTER_MODE_"),
     "spxSpMMAlg": (spx.SpMMAlg, "SPX_SPMM_ALG_"),
     "spxPlanOption": (spx.PlanOption, "SPX_PLAN_OPTION_"),
+    "spxValuesLayout": (spx.ValuesLayout, "SPX_VALUES_LAYOUT_"),
 }
 
 

@@ -30,7 +30,8 @@ __device__ __forceinline__ int64_t user_element(const PackArgs& a, int64_t e) {
   const int64_t rem = e - stride * per_stride;
   const int64_t v = rem / S, s = rem - v * S;
   const int32_t user = a.vec_map[stride * S + s];
-  return user < 0 ? -1 : static_cast<int64_t>(user) * a.vec_len + v;
+  if (user < 0) return -1;
+  return a.src_srbcrs ? e : static_cast<int64_t>(user) * a.vec_len + v;
 }
 
 /// 16-bit values, byte b of the sliced layout: stride, then slice, then (row v, slot) as above.

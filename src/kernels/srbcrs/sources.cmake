@@ -12,4 +12,13 @@ set(SPX_SRBCRS_SOURCES
   kernels/srbcrs/spmm_l16r4.cu
   kernels/srbcrs/spmm_l16r16.cu
   kernels/srbcrs/spmm_l4r4_k64.cu
-  kernels/srbcrs/pack.cu)
+  kernels/srbcrs/pack.cu
+  # SDDMM (planning/srbcrs_sddmm, dispatch/srbcrs_sddmm_family, README "SDDMM")
+  planning/srbcrs_sddmm.cpp
+  dispatch/srbcrs_sddmm_family.cpp
+  kernels/srbcrs/sddmm_launch.cu
+  kernels/srbcrs/sddmm_l8r8.cu
+  kernels/srbcrs/sddmm_l8r4.cu
+  kernels/srbcrs/sddmm_l4r8.cu
+  kernels/srbcrs/sddmm_l4r4.cu
+  kernels/srbcrs/sddmm_l16r16.cu)

@@ -56,6 +56,9 @@ struct PackArgs {
   const int32_t* vec_map = nullptr;  ///< slots, natural order, -1 for padding
   const void* src = nullptr;         ///< user values
   void* dst = nullptr;               ///< storage_bytes(slots * V)
+  /// src is in the SR-BCRS values layout (SPX_VALUES_LAYOUT_SRBCRS; stride must be 32): element
+  /// (slot, v) is read from the same element index instead of through vec_map (padding still 0).
+  bool src_srbcrs = false;
 };
 cudaError_t pack_values(const PackArgs& args, cudaStream_t stream);
 cudaError_t pack_values_load();
