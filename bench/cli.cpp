@@ -55,8 +55,10 @@ void print_usage(FILE* out) {
       "                           4096x4096 and 4096x11008 (MxK) with sparsity 0.7, 0.8, 0.9,\n"
       "                           0.95. Each part has its own sparsities: --sparsity is ignored.\n"
       "                           Repeated (shape, sparsity) points run once (44 cases)\n"
-      "  --baselines B[,B]        sptc: run only these baselines (cublas_hgemm, cusparse_csr,\n"
-      "                           cusparse_bell, cusparselt; default all)\n"
+      "  --baselines B[,B]        sptc, nm: run only these baselines (sptc: cublas_hgemm,\n"
+      "                           cusparse_csr, cusparse_bell, cusparselt; nm f32:\n"
+      "                           cublas_sgemm_fp32, cublas_sgemm_tf32, cusparse_csr, cusparse_coo;\n"
+      "                           default all)\n"
       "  --list                   print the cases that would run, one CSV line each\n"
       "                           (family,op,matrix,sparsity,vec,dtype,precision) on stdout, and\n"
       "                           exit 0 without touching the GPU (--csv is not written)\n"
@@ -219,8 +221,10 @@ ParseStatus parse_args(int argc, char** argv, Options* opts, std::string* error)
     } else if (arg == "--baselines") {
       opts->baselines = split(value, ',');
       for (const std::string& b : opts->baselines)
-        if (b != "cublas_hgemm" && b != "cusparse_csr" && b != "cusparse_bell" && b != "cusparselt")
-          return bad("expected names among cublas_hgemm, cusparse_csr, cusparse_bell, cusparselt");
+        if (b != "cublas_hgemm" && b != "cusparse_csr" && b != "cusparse_bell" && b != "cusparselt" &&
+            b != "cublas_sgemm_fp32" && b != "cublas_sgemm_tf32" && b != "cusparse_coo")
+          return bad("expected names among cublas_hgemm, cublas_sgemm_fp32, cublas_sgemm_tf32, "
+                     "cusparse_csr, cusparse_coo, cusparse_bell, cusparselt");
     } else if (arg == "--list") {
       opts->list = true;
     } else if (arg == "--quick") {

@@ -38,21 +38,24 @@ constexpr int64_t kMaxN = int64_t{65535} * 32;
 /// largest tile that has one. Prefers the shared memory that lets two blocks share an SM when that
 /// still gives at least 8 slots per stage (one block per SM measured 1.5x slower on H200).
 /// fits[i]: tile i runs with that depth.
-int64_t plan_windows(const SpmmProblem& p, bool packing, bool fits[knm::kTileCount]) {
+int64_t plan_windows(const SpmmProblem& p, bool packing, bool fits[knm::kTileCount], int depth) {
   const int64_t n = p.A.n, m = p.A.m, l = p.A.l;
   const int64_t optin = static_cast<int64_t>(p.h.smem_per_block_optin);
   int64_t windows = 0;
+  const bool one_block = std::getenv("SPX_NM_ONE_BLOCK") != nullptr;  // experiment
   for (int i = knm::kTileCount - 1; i >= 0 && windows == 0; --i) {
     const TileShape& t = knm::kTiles[i];
-    const int64_t half = knm::windows_per_stage(t, n, m, l, packing, knm::two_blocks_budget(optin));
-    windows = n * half >= 8 ? half : knm::windows_per_stage(t, n, m, l, packing, optin);
+    const int64_t half =
+        one_block ? 0
+                  : knm::windows_per_stage(t, n, m, l, packing, knm::two_blocks_budget(optin), depth);
+    windows = n * half >= 8 ? half : knm::windows_per_stage(t, n, m, l, packing, optin, depth);
   }
   for (int i = 0; i < knm::kTileCount; ++i) {
     const TileShape& t = knm::kTiles[i];
     const int64_t w_s = n * windows, k_s = m * windows;
     const int64_t rows_s = packing ? knm::pack_capacity(l, w_s, k_s) : k_s;
     fits[i] = windows > 0 && knm::kernel_smem_bytes(t, w_s, rows_s, knm::groups_per_block(t, l),
-                                                    packing ? rows_s : 0) <= optin;
+                                                    packing ? rows_s : 0, depth) <= optin;
   }
   return windows;
 }
@@ -84,8 +87,9 @@ struct Candidate {
 class NmSpmm final : public SpmmKernelPlan {
  public:
   NmSpmm(const SpmmProblem& p, const plan::NmDims& dims, const plan::NmStaging& staging,
-         const plan::NmIndexLayout& layout)
+         const plan::NmIndexLayout& layout, int depth)
       : dims_(dims), staging_(staging), packing_(layout.packing) {
+    base_.depth = depth;
     device::check(knm::spmm_load(p.h.smem_per_block_optin), "loading the NM SpMM kernels");
     device::check(knm::relayout_load(), "loading the NM value re-layout kernel");
     a_t_ = device::Buffer(static_cast<size_t>(staging.kc_pad * staging.rows_pad) * sizeof(float));
@@ -112,6 +116,7 @@ class NmSpmm final : public SpmmKernelPlan {
     base_.col_info = col_info_.as<uint16_t>();
     base_.col_count = col_count_.as<int32_t>();
     base_.pack_capacity = static_cast<int>(layout.pack_capacity);
+    base_.inner_v2 = env_int("SPX_NM_INNER", 0) == 2;
     b_order_ = p.B.order;
     c_order_ = p.C.order;
     update_values(p.h, p.A);
@@ -179,15 +184,15 @@ class NmSpmm final : public SpmmKernelPlan {
     const Candidate& c = candidates_[static_cast<size_t>(candidate)];
     const TileShape& t = knm::tile_shape(c.tile);
     knm::SpmmArgs a = base_;
-    char buf[224];
+    char buf[256];
     std::snprintf(
         buf, sizeof buf,
         "tile %s %dx%d (thread %dx%d, %d thr); %lld:%lld L %lld; w_s %d k_s %d; "
-        "packing %s; split-K %d; B %s C %s; smem %lld B",
+        "packing %s; split-K %d; B %s C %s; depth %d; smem %lld B",
         t.name, t.bm, t.bn, t.tm, t.tn, t.threads, ll(dims_.n), ll(dims_.m), ll(dims_.l), a.w_s,
         a.k_s, packing_ ? "on" : "off", c.split,
         b_order_ == SPX_ORDER_ROW ? "row" : (c.stage_b ? "col (staged row-major)" : "col"),
-        c_order_ == SPX_ORDER_ROW ? "row" : "col", ll(knm::spmm_smem_bytes(c.tile, a)));
+        c_order_ == SPX_ORDER_ROW ? "row" : "col", a.depth, ll(knm::spmm_smem_bytes(c.tile, a)));
     return buf;
   }
 
@@ -233,7 +238,7 @@ Refusal nm_can_implement(const SpmmProblem& p) {
     return strf("the shape %lld x %lld x %lld exceeds the NM kernels' grid", ll(p.A.rows),
                 ll(p.A.cols), ll(p.C.cols));
   bool fits[knm::kTileCount];
-  if (plan_windows(p, false, fits) == 0 && plan_windows(p, true, fits) == 0)
+  if (plan_windows(p, false, fits, 2) == 0 && plan_windows(p, true, fits, 2) == 0)
     return strf("no NM pipeline stage fits the device's %lld bytes of shared memory per block",
                 ll(p.h.smem_per_block_optin));
   return {};
@@ -251,8 +256,15 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
 
   // Both stagings, then the packing decision from the model (or the override).
   bool fits_plain[knm::kTileCount], fits_packed[knm::kTileCount];
-  const int64_t w_plain = plan_windows(p, false, fits_plain);
-  const int64_t w_packed = plan_windows(p, true, fits_packed);
+  // Pipeline depth (stage buffers in flight): 2 unless SPX_NM_DEPTH=3 and a 3-deep stage fits.
+  int depth = env_int("SPX_NM_DEPTH", 2) == 3 ? 3 : 2;
+  int64_t w_plain = plan_windows(p, false, fits_plain, depth);
+  int64_t w_packed = plan_windows(p, true, fits_packed, depth);
+  if (depth == 3 && w_plain == 0 && w_packed == 0) {
+    depth = 2;
+    w_plain = plan_windows(p, false, fits_plain, depth);
+    w_packed = plan_windows(p, true, fits_packed, depth);
+  }
   const int64_t n_cols = p.C.cols;
   const int sm_count = p.h.sm_count;
   plan::NmUnionStats stats;
@@ -290,7 +302,7 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
   const int64_t capacity = packing ? knm::pack_capacity(dims.l, staging.w_s, staging.k_s) : 0;
   const plan::NmIndexLayout layout =
       plan::nm_build_layout(dims, host.idx.data(), staging, packing, knm::kPackTileRows, capacity);
-  auto k = std::make_unique<NmSpmm>(p, dims, staging, layout);
+  auto k = std::make_unique<NmSpmm>(p, dims, staging, layout, depth);
 
   // Candidates: the choice for this shape first (the plan runs it), then every other tile that
   // fits, and the chosen tile without split-K when the choice splits.

@@ -19,6 +19,7 @@ struct SpmmArgs {
   int64_t l = 0;                        ///< rows per group
   int w_s = 0, k_s = 0, rows_s = 0;     ///< stage: slots, B rows spanned, B rows held in smem
   int stages = 0;                       ///< stages of the whole reduction
+  int depth = 2;                        ///< stage buffers in flight (2 or 3)
   int stages_per_split = 0, split = 1;  ///< split-K: blockIdx.z takes stages_per_split stages
   const float* a_t = nullptr;           ///< [kc_pad][rows_pad]
   int64_t rows_pad = 0, kc_pad = 0;
@@ -29,6 +30,7 @@ struct SpmmArgs {
   int pack_capacity = 0;
   DenseView B{}, C{};
   Scalars scalars{};
+  bool inner_v2 = false;       ///< experiment: the inner kernel on 32-bit shared addresses
   float* workspace = nullptr;  ///< split > 1: split partial products of C, in C's order, ld m or n
 };
 
