@@ -116,7 +116,6 @@ class NmSpmm final : public SpmmKernelPlan {
     base_.col_info = col_info_.as<uint16_t>();
     base_.col_count = col_count_.as<int32_t>();
     base_.pack_capacity = static_cast<int>(layout.pack_capacity);
-    base_.inner_v2 = env_int("SPX_NM_INNER", 0) == 2;
     b_order_ = p.B.order;
     c_order_ = p.C.order;
     update_values(p.h, p.A);

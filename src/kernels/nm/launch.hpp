@@ -30,7 +30,6 @@ struct SpmmArgs {
   int pack_capacity = 0;
   DenseView B{}, C{};
   Scalars scalars{};
-  bool inner_v2 = false;       ///< experiment: the inner kernel on 32-bit shared addresses
   float* workspace = nullptr;  ///< split > 1: split partial products of C, in C's order, ld m or n
 };
 

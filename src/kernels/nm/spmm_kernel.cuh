@@ -101,6 +101,7 @@ struct StageLoader {
   int a_dst, a_u0;        ///< byte offset in the A buffer, first slot row
   const uint16_t* i_src[kIdxCopies];  ///< the thread's index pairs in stage 0 (or nullptr)
   int i_dst[kIdxCopies];              ///< their byte offsets in the index buffer
+  int i_pairs, i_total;               ///< pairs per group and stage, pairs of the block
   const float* b_col;     ///< B + n0 + 4 * (thread's chunk) (row-major B)
   int64_t b_row_step;     ///< floats between the thread's B rows (kBRowStep * ldb)
   int b_dst, b_r0;        ///< byte offset in the B buffer of the first row, first row
@@ -117,6 +118,8 @@ struct StageLoader {
     a_row_step = static_cast<int64_t>(kARowStep) * a.rows_pad;
     a_dst = (a_u0 * T::kBM + ca * 4) * 4;
     const int pairs = w_s / 2;
+    i_pairs = pairs;
+    i_total = groups * pairs;
     const uint16_t* i_base = a.ridx + (m0 / a.l) * a.kc_pad;
 #pragma unroll
     for (int j = 0; j < kIdxCopies; ++j) {
@@ -171,6 +174,12 @@ __device__ __forceinline__ void load_stage(const SpmmArgs& a, const StageLoader<
         asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(base + ld.i_dst[j]),
                      "l"(ld.i_src[j] + offset)
                      : "memory");
+    // More pairs than that only when one window pair exceeds kMaxSlotsPerStage slots (N > 32).
+    const uint16_t* i_base = a.ridx + (m0 / a.l) * a.kc_pad + offset;
+    for (int i = tid + L::kIdxCopies * T::kThreads; i < ld.i_total; i += T::kThreads) {
+      const int g = i / ld.i_pairs, p = i - g * ld.i_pairs;
+      cp_async4(sb.idx + g * w_s + 2 * p, i_base + g * a.kc_pad + 2 * p, 4);
+    }
   }
 
   // The col_info list of the stage depth - 1 after this one (packing): its copies are issued
@@ -247,30 +256,6 @@ __device__ __forceinline__ void load_stage(const SpmmArgs& a, const StageLoader<
   }
 }
 
-template <int Count>
-__device__ __forceinline__ void load_floats(float (&dst)[Count], const float* src) {
-#pragma unroll
-  for (int i = 0; i < Count; i += 4) {
-    const float4 v = *reinterpret_cast<const float4*>(src + i);
-    dst[i] = v.x;
-    dst[i + 1] = v.y;
-    dst[i + 2] = v.z;
-    dst[i + 3] = v.w;
-  }
-}
-
-template <class T>
-__device__ __forceinline__ void load_b(float (&dst)[T::kTN], const float* row) {
-#pragma unroll
-  for (int c = 0; c < T::kChunks; ++c) {
-    const float4 v = *reinterpret_cast<const float4*>(row + c * T::kChunkStride);
-    dst[4 * c] = v.x;
-    dst[4 * c + 1] = v.y;
-    dst[4 * c + 2] = v.z;
-    dst[4 * c + 3] = v.w;
-  }
-}
-
 template <class T>
 __device__ __forceinline__ void outer_product(float (&acc)[T::kTM][T::kTN],
                                               const float (&av)[T::kTM],
@@ -279,42 +264,6 @@ __device__ __forceinline__ void outer_product(float (&acc)[T::kTM][T::kTN],
   for (int i = 0; i < T::kTM; ++i)
 #pragma unroll
     for (int j = 0; j < T::kTN; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
-}
-
-/// The thread inner kernel over one stage (the paper's SMBlock, Listing 4): the fragments of the
-/// next slot are loaded while the current slot's TM * TN FFMA run (two register sets, slots taken
-/// in pairs: w_s is even), and the next pair of rows is read one pair ahead.
-///
-/// The loop is issue-bound (ncu on H100, 4096^3 at 50 %: 84 % of issue slots busy, FFMA 64 % of
-/// the instructions), so every non-FFMA instruction counts: the A and index pointers advance by
-/// increments, a B row address is one multiply-add of the row by the row pitch in bytes, and the
-/// lookahead reads past the pair / slot ends without clamping: one pair past a group's indices is
-/// the next group's first pair, or the 4 zeroed bytes that end the index region (row 0), and two
-/// slots past the last A row is the start of the B region — valid shared memory whose values the
-/// last iteration loads but never uses.
-template <class T>
-__device__ __forceinline__ void compute_stage(const StageBuffer& sb, int w_s, int ty, int tx,
-                                              int group, float (&acc)[T::kTM][T::kTN]) {
-  constexpr unsigned kPitch = T::kBRowStride * 4;  // bytes per B row in shared memory
-  const float* as = sb.a + ty * T::kTM;
-  const float* const a_end = as + w_s * T::kBM;
-  const char* bs = reinterpret_cast<const char*>(sb.b + tx * 4);
-  const uint32_t* rows = reinterpret_cast<const uint32_t*>(sb.idx + group * w_s);
-  float a0[T::kTM], a1[T::kTM], b0[T::kTN], b1[T::kTN];
-  uint32_t pair = *rows;
-  load_floats<T::kTM>(a0, as);
-  load_b<T>(b0, reinterpret_cast<const float*>(bs + (pair & 0xFFFFu) * kPitch));
-#pragma unroll 2
-  for (; as < a_end; as += 2 * T::kBM) {
-    const uint32_t next = *++rows;
-    load_floats<T::kTM>(a1, as + T::kBM);
-    load_b<T>(b1, reinterpret_cast<const float*>(bs + (pair >> 16) * kPitch));
-    outer_product<T>(acc, a0, b0);
-    load_floats<T::kTM>(a0, as + 2 * T::kBM);
-    load_b<T>(b0, reinterpret_cast<const float*>(bs + (next & 0xFFFFu) * kPitch));
-    outer_product<T>(acc, a1, b1);
-    pair = next;
-  }
 }
 
 __device__ __forceinline__ void lds128(float* dst, unsigned addr) {
@@ -339,11 +288,20 @@ __device__ __forceinline__ void load_b_frag(float (&dst)[T::kTN], unsigned addr)
   for (int c = 0; c < T::kChunks; ++c) lds128(dst + 4 * c, addr + 4 * c * T::kChunkStride);
 }
 
-/// The same inner kernel on 32-bit shared addresses: a slot's B row address is one mask (or
-/// shift) of the index pair and one multiply-add by the row pitch onto the thread's column base
-/// (the compiler's pointer form took three), A addresses are immediates off one register.
+/// The thread inner kernel over one stage (the paper's SMBlock, Listing 4): the fragments of the
+/// next slot are loaded while the current slot's TM * TN FFMA run (two register sets, slots taken
+/// in pairs: w_s is even), and the next pair of rows is read one pair ahead.
+///
+/// Every non-FFMA instruction costs an FFMA issue slot, so the loop works on 32-bit shared
+/// addresses: a slot's B row address is one mask (or shift) of the index pair and one multiply-add
+/// by the row pitch onto the thread's column base (the pointer form took three; measured 1-4 %
+/// faster at 4096^3), A addresses are immediates off one register. The lookahead reads past the
+/// pair / slot ends without clamping: one pair past a group's indices is the next group's first
+/// pair, or the 4 zeroed bytes that end the index region (row 0), and two slots past the last A
+/// row is the start of the B region — valid shared memory whose values the last iteration loads
+/// but never uses.
 template <class T>
-__device__ __forceinline__ void compute_stage_v2(const StageBuffer& sb, int w_s, int ty, int tx,
+__device__ __forceinline__ void compute_stage(const StageBuffer& sb, int w_s, int ty, int tx,
                                                  int group, float (&acc)[T::kTM][T::kTN]) {
   constexpr unsigned kPitch = T::kBRowStride * 4;  // bytes per B row in shared memory
   constexpr unsigned kSlot = T::kBM * 4;           // bytes per A slot row
@@ -456,10 +414,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks) spmm_kernel(const 
                       col_info, true);
       }
       cp_async_commit();
-      if (a.inner_v2)
-        compute_stage_v2<T>(here, a.w_s, ty, tx, group, acc);
-      else
-        compute_stage<T>(here, a.w_s, ty, tx, group, acc);
+      compute_stage<T>(here, a.w_s, ty, tx, group, acc);
       cur = cur + 1 == depth ? 0 : cur + 1;
       fill = fill + 1 == depth ? 0 : fill + 1;
     }
