@@ -82,6 +82,7 @@ struct Candidate {
   int split;  ///< effective split (no empty parts)
   int stages_per_split;
   bool stage_b;  ///< a column-major B is first copied row-major into the workspace
+  bool bulk;     ///< sm_90 tensor-copy kernel when the launch allows it (spmm_bulk_ok)
 };
 
 class NmSpmm final : public SpmmKernelPlan {
@@ -90,6 +91,8 @@ class NmSpmm final : public SpmmKernelPlan {
          const plan::NmIndexLayout& layout, int depth)
       : dims_(dims), staging_(staging), packing_(layout.packing) {
     base_.depth = depth;
+    smem_optin_ = p.h.smem_per_block_optin;
+    bulk_device_ = p.h.cc_major >= 9;
     device::check(knm::spmm_load(p.h.smem_per_block_optin), "loading the NM SpMM kernels");
     device::check(knm::relayout_load(), "loading the NM value re-layout kernel");
     a_t_ = device::Buffer(static_cast<size_t>(staging.kc_pad * staging.rows_pad) * sizeof(float));
@@ -122,7 +125,7 @@ class NmSpmm final : public SpmmKernelPlan {
     device::check(cudaStreamSynchronize(p.h.stream), "re-laying out A's values into the plan");
   }
 
-  void add_candidate(TileId tile, int split, bool stage_b) {
+  void add_candidate(TileId tile, int split, bool stage_b, bool bulk) {
     const int stages = base_.stages;
     int sps = stages, eff = 1;
     if (split > 1 && stages > 1) {
@@ -131,9 +134,10 @@ class NmSpmm final : public SpmmKernelPlan {
     }
     if (stages == 0) sps = 0;
     stage_b = stage_b && b_order_ == SPX_ORDER_COL;
+    bulk = bulk && bulk_device_ && !packing_ && (b_order_ == SPX_ORDER_ROW || stage_b);
     for (const Candidate& c : candidates_)
-      if (c.tile == tile && c.split == eff && c.stage_b == stage_b) return;
-    candidates_.push_back({tile, eff, sps, stage_b});
+      if (c.tile == tile && c.split == eff && c.stage_b == stage_b && c.bulk == bulk) return;
+    candidates_.push_back({tile, eff, sps, stage_b, bulk});
   }
 
   void run(const spxContext& h, const SpmmCall& call) const override {
@@ -157,6 +161,7 @@ class NmSpmm final : public SpmmKernelPlan {
       ws += knm::staged_b_bytes(a.k, a.n);
     }
     a.workspace = reinterpret_cast<float*>(ws);
+    a.bulk = c.bulk && knm::spmm_bulk_ok(c.tile, a, smem_optin_);
     device::check(knm::spmm(c.tile, a, h.stream), "launching the NM SpMM kernel");
   }
 
@@ -187,11 +192,12 @@ class NmSpmm final : public SpmmKernelPlan {
     std::snprintf(
         buf, sizeof buf,
         "tile %s %dx%d (thread %dx%d, %d thr); %lld:%lld L %lld; w_s %d k_s %d; "
-        "packing %s; split-K %d; B %s C %s; depth %d; smem %lld B",
+        "packing %s; split-K %d; B %s C %s; depth %d; loads %s; smem %lld B",
         t.name, t.bm, t.bn, t.tm, t.tn, t.threads, ll(dims_.n), ll(dims_.m), ll(dims_.l), a.w_s,
         a.k_s, packing_ ? "on" : "off", c.split,
         b_order_ == SPX_ORDER_ROW ? "row" : (c.stage_b ? "col (staged row-major)" : "col"),
-        c_order_ == SPX_ORDER_ROW ? "row" : "col", a.depth, ll(knm::spmm_smem_bytes(c.tile, a)));
+        c_order_ == SPX_ORDER_ROW ? "row" : "col", a.depth, c.bulk ? "tma" : "cp.async",
+        ll(knm::spmm_smem_bytes(c.tile, a)));
     return buf;
   }
 
@@ -217,6 +223,8 @@ class NmSpmm final : public SpmmKernelPlan {
   spxOrder_t b_order_ = SPX_ORDER_ROW, c_order_ = SPX_ORDER_COL;
   device::Buffer a_t_, ridx_, col_info_, col_count_;
   size_t metadata_bytes_ = 0;
+  size_t smem_optin_ = 0;
+  bool bulk_device_ = false;  ///< cc >= 9.0: the tensor-copy kernel exists
   knm::SpmmArgs base_;
   std::vector<Candidate> candidates_;
   int selected_ = 0;
@@ -310,12 +318,16 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
   if (forced_tile >= 0 && fits[forced_tile]) choice.tile = static_cast<TileId>(forced_tile);
   const int64_t forced_split = env_int("SPX_NM_FORCE_SPLIT", 0);
   if (forced_split >= 1) choice.split = static_cast<int>(std::min<int64_t>(forced_split, 64));
-  k->add_candidate(choice.tile, choice.split, stage_b);
+  // sm_90: the tensor-copy kernel for non-packed plans unless SPX_NM_BULK=0 (the cp.async
+  // kernel stays a search candidate).
+  const bool bulk = env_int("SPX_NM_BULK", 1) != 0;
+  k->add_candidate(choice.tile, choice.split, stage_b, bulk);
   for (int i = knm::kTileCount - 1; i >= 0; --i)
-    if (fits[i]) k->add_candidate(static_cast<TileId>(i), 1, stage_b);
-  if (choice.split > 1) k->add_candidate(choice.tile, 1, stage_b);
+    if (fits[i]) k->add_candidate(static_cast<TileId>(i), 1, stage_b, bulk);
+  if (choice.split > 1) k->add_candidate(choice.tile, 1, stage_b, bulk);
+  k->add_candidate(choice.tile, choice.split, stage_b, false);
   // The direct column-major loader stays available to spxSpMM_search.
-  if (stage_b) k->add_candidate(choice.tile, choice.split, false);
+  if (stage_b) k->add_candidate(choice.tile, choice.split, false, false);
 
   // What the model expects against dense SGEMM (cuBLAS at ~82 % of the FFMA rate).
   const TileShape& t = knm::tile_shape(k->chosen().tile);

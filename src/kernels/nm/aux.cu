@@ -130,7 +130,10 @@ cudaError_t spmm(TileId tile, const SpmmArgs& a, cudaStream_t stream) {
   if (a.m == 0 || a.n == 0) return cudaSuccess;
   const int64_t smem = spmm_smem_bytes(tile, a);
   cudaError_t err = cudaSuccess;
-  switch (tile) {
+  if (a.bulk) {
+    err = spmm_bulk(tile, a, stream);
+  } else {
+    switch (tile) {
     case TileId::Small:
       err = detail::launch_tile<SmallTile>(a, smem, stream);
       break;
@@ -147,6 +150,7 @@ cudaError_t spmm(TileId tile, const SpmmArgs& a, cudaStream_t stream) {
       err = detail::launch_tile<WideTile>(a, smem, stream);
       break;
   }
+  }
   if (err != cudaSuccess || a.split <= 1) return err;
   splitk_reduce_kernel<<<grid_for(a.m * a.n), kThreads, 0, stream>>>(a.workspace, a.split, a.m, a.n,
                                                                      a.C, a.scalars);
@@ -159,6 +163,7 @@ cudaError_t spmm_load(size_t smem_optin) {
   if (err == cudaSuccess) err = detail::load_tile<LargeTile>(smem_optin);
   if (err == cudaSuccess) err = detail::load_tile<HugeTile>(smem_optin);
   if (err == cudaSuccess) err = detail::load_tile<WideTile>(smem_optin);
+  if (err == cudaSuccess) err = spmm_bulk_load(smem_optin);
   cudaFuncAttributes attr;
   if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, splitk_reduce_kernel);
   return err;

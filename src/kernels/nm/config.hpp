@@ -131,9 +131,11 @@ inline int64_t stage_bytes(const TileShape& t, int64_t w_s, int64_t rows_s, int6
 /// Pipeline depth: stage buffers in flight. 2 = double buffering (the next stage's copies land
 /// during this stage's compute); 3 gives the copies two stages to land.
 constexpr int kMaxDepth = 3;
+/// After the stage buffers: the full / empty mbarriers of the bulk-copy kernel (8 bytes each).
+constexpr int64_t kBarrierBytes = 2 * 8 * kMaxDepth + 16;
 inline int64_t kernel_smem_bytes(const TileShape& t, int64_t w_s, int64_t rows_s, int64_t groups,
                                  int64_t packed, int depth = 2) {
-  return depth * stage_bytes(t, w_s, rows_s, groups, packed);
+  return depth * stage_bytes(t, w_s, rows_s, groups, packed) + kBarrierBytes;
 }
 
 /// Shared memory a block may use so that two blocks share an SM (228 KiB per SM on sm_80 /

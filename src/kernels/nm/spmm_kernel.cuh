@@ -300,10 +300,10 @@ __device__ __forceinline__ void load_b_frag(float (&dst)[T::kTN], unsigned addr)
 /// pair, or the 4 zeroed bytes that end the index region (row 0), and two slots past the last A
 /// row is the start of the B region — valid shared memory whose values the last iteration loads
 /// but never uses.
-template <class T>
+template <class T, int kPitchFloats = T::kBRowStride>
 __device__ __forceinline__ void compute_stage(const StageBuffer& sb, int w_s, int ty, int tx,
-                                                 int group, float (&acc)[T::kTM][T::kTN]) {
-  constexpr unsigned kPitch = T::kBRowStride * 4;  // bytes per B row in shared memory
+                                              int group, float (&acc)[T::kTM][T::kTN]) {
+  constexpr unsigned kPitch = kPitchFloats * 4;  // bytes per B row in shared memory
   constexpr unsigned kSlot = T::kBM * 4;           // bytes per A slot row
   unsigned as = smem_address(sb.a) + ty * T::kTM * 4;
   const unsigned a_end = as + w_s * kSlot;
@@ -324,6 +324,55 @@ __device__ __forceinline__ void compute_stage(const StageBuffer& sb, int w_s, in
     load_b_frag<T>(b0, bs + (next & 0xFFFFu) * kPitch);
     outer_product<T>(acc, a1, b1);
     pair = next;
+  }
+}
+
+/// The epilogue: the thread's TM x TN outputs (rows r0 .. r0 + TM - 1; column c of its chunk q is
+/// c0 + q * kChunkStride + c) to C with alpha and beta, or to the split-K workspace.
+template <class T>
+__device__ __forceinline__ void store_tile(const SpmmArgs& a, const float (&acc)[T::kTM][T::kTN],
+                                           int64_t r0, int64_t c0) {
+  const bool c_row_major = a.C.order == SPX_ORDER_ROW;
+  if (a.split > 1) {
+    float* ws = a.workspace + static_cast<int64_t>(blockIdx.z) * a.m * a.n;
+#pragma unroll
+    for (int i = 0; i < T::kTM; ++i)
+#pragma unroll
+      for (int j = 0; j < T::kTN; ++j) {
+        const int64_t r = r0 + i, col = c0 + (j / 4) * T::kChunkStride + (j % 4);
+        if (r < a.m && col < a.n) ws[c_row_major ? r * a.n + col : r + col * a.m] = acc[i][j];
+      }
+    return;
+  }
+  const float alpha = alpha_float(a.scalars), beta = beta_float(a.scalars);
+  float* C = static_cast<float*>(a.C.ptr);
+  const int64_t ldc = a.C.ld;
+  if (c_row_major) {
+#pragma unroll
+    for (int i = 0; i < T::kTM; ++i)
+#pragma unroll
+      for (int j = 0; j < T::kTN; ++j) {
+        const int64_t r = r0 + i, col = c0 + (j / 4) * T::kChunkStride + (j % 4);
+        if (r < a.m && col < a.n) {
+          float* out = C + r * ldc + col;
+          float v = alpha * acc[i][j];
+          if (beta != 0.0f) v = fmaf(beta, *out, v);
+          *out = v;
+        }
+      }
+  } else {
+#pragma unroll
+    for (int j = 0; j < T::kTN; ++j)
+#pragma unroll
+      for (int i = 0; i < T::kTM; ++i) {
+        const int64_t r = r0 + i, col = c0 + (j / 4) * T::kChunkStride + (j % 4);
+        if (r < a.m && col < a.n) {
+          float* out = C + r + col * ldc;
+          float v = alpha * acc[i][j];
+          if (beta != 0.0f) v = fmaf(beta, *out, v);
+          *out = v;
+        }
+      }
   }
 }
 
@@ -420,51 +469,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks) spmm_kernel(const 
     }
   }
 
-  // Epilogue. Column c of the thread's chunk q is n0 + tx * 4 + q * kChunkStride + c.
-  const int64_t r0 = m0 + ty * T::kTM;
-  const int64_t c0 = n0 + tx * 4;
-  const bool c_row_major = a.C.order == SPX_ORDER_ROW;
-  if (a.split > 1) {
-    float* ws = a.workspace + static_cast<int64_t>(blockIdx.z) * a.m * a.n;
-#pragma unroll
-    for (int i = 0; i < T::kTM; ++i)
-#pragma unroll
-      for (int j = 0; j < T::kTN; ++j) {
-        const int64_t r = r0 + i, col = c0 + (j / 4) * T::kChunkStride + (j % 4);
-        if (r < a.m && col < a.n) ws[c_row_major ? r * a.n + col : r + col * a.m] = acc[i][j];
-      }
-    return;
-  }
-  const float alpha = alpha_float(a.scalars), beta = beta_float(a.scalars);
-  float* C = static_cast<float*>(a.C.ptr);
-  const int64_t ldc = a.C.ld;
-  if (c_row_major) {
-#pragma unroll
-    for (int i = 0; i < T::kTM; ++i)
-#pragma unroll
-      for (int j = 0; j < T::kTN; ++j) {
-        const int64_t r = r0 + i, col = c0 + (j / 4) * T::kChunkStride + (j % 4);
-        if (r < a.m && col < a.n) {
-          float* out = C + r * ldc + col;
-          float v = alpha * acc[i][j];
-          if (beta != 0.0f) v = fmaf(beta, *out, v);
-          *out = v;
-        }
-      }
-  } else {
-#pragma unroll
-    for (int j = 0; j < T::kTN; ++j)
-#pragma unroll
-      for (int i = 0; i < T::kTM; ++i) {
-        const int64_t r = r0 + i, col = c0 + (j / 4) * T::kChunkStride + (j % 4);
-        if (r < a.m && col < a.n) {
-          float* out = C + r + col * ldc;
-          float v = alpha * acc[i][j];
-          if (beta != 0.0f) v = fmaf(beta, *out, v);
-          *out = v;
-        }
-      }
-  }
+  store_tile<T>(a, acc, m0 + ty * T::kTM, n0 + tx * 4);
 }
 
 /// Launches one tile's kernel (instantiated in spmm_tiles_*.cu).
