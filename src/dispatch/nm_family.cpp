@@ -38,7 +38,8 @@ constexpr int64_t kMaxN = int64_t{65535} * 32;
 /// largest tile that has one. Prefers the shared memory that lets two blocks share an SM when that
 /// still gives at least 8 slots per stage (one block per SM measured 1.5x slower on H200).
 /// fits[i]: tile i runs with that depth.
-int64_t plan_windows(const SpmmProblem& p, bool packing, bool fits[knm::kTileCount], int depth) {
+int64_t plan_windows(const SpmmProblem& p, bool packing, bool fits[knm::kTileCount], int depth,
+                     bool bulk = false) {
   const int64_t n = p.A.n, m = p.A.m, l = p.A.l;
   const int64_t optin = static_cast<int64_t>(p.h.smem_per_block_optin);
   int64_t windows = 0;
@@ -47,8 +48,9 @@ int64_t plan_windows(const SpmmProblem& p, bool packing, bool fits[knm::kTileCou
     const TileShape& t = knm::kTiles[i];
     const int64_t half =
         one_block ? 0
-                  : knm::windows_per_stage(t, n, m, l, packing, knm::two_blocks_budget(optin), depth);
-    windows = n * half >= 8 ? half : knm::windows_per_stage(t, n, m, l, packing, optin, depth);
+                  : knm::windows_per_stage(t, n, m, l, packing, knm::two_blocks_budget(optin), depth,
+                                           bulk);
+    windows = n * half >= 8 ? half : knm::windows_per_stage(t, n, m, l, packing, optin, depth, bulk);
   }
   for (int i = 0; i < knm::kTileCount; ++i) {
     const TileShape& t = knm::kTiles[i];
@@ -91,6 +93,7 @@ class NmSpmm final : public SpmmKernelPlan {
          const plan::NmIndexLayout& layout, int depth)
       : dims_(dims), staging_(staging), packing_(layout.packing) {
     base_.depth = depth;
+    base_.producer_last = env_int("SPX_NM_PRODUCER", 1) != 0;
     smem_optin_ = p.h.smem_per_block_optin;
     bulk_device_ = p.h.cc_major >= 9;
     device::check(knm::spmm_load(p.h.smem_per_block_optin), "loading the NM SpMM kernels");
@@ -261,15 +264,23 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
   dims.l = p.A.l;
   plan::validate_nm_indices(dims, host.idx.data());
 
+  // A column-major B is staged row-major before the kernel (see kernels/nm/launch.hpp: StageBArgs)
+  // unless SPX_NM_STAGE_B=0; the kernel then loads it as row-major.
+  const bool stage_b = p.B.order == SPX_ORDER_COL && env_int("SPX_NM_STAGE_B", 1) != 0;
+  // sm_90 runs non-packed plans on the tensor-copy kernel (spmm_bulk.cuh) when B's rows allow
+  // it, unless SPX_NM_BULK=0: its stages are sized for it (dense B rows in shared memory).
+  const bool bulk = p.h.cc_major >= 9 && env_int("SPX_NM_BULK", 1) != 0 &&
+                    (stage_b || (p.B.order == SPX_ORDER_ROW && p.B.ld % 4 == 0));
+
   // Both stagings, then the packing decision from the model (or the override).
   bool fits_plain[knm::kTileCount], fits_packed[knm::kTileCount];
   // Pipeline depth (stage buffers in flight): 2 unless SPX_NM_DEPTH=3 and a 3-deep stage fits.
   int depth = env_int("SPX_NM_DEPTH", 2) == 3 ? 3 : 2;
-  int64_t w_plain = plan_windows(p, false, fits_plain, depth);
+  int64_t w_plain = plan_windows(p, false, fits_plain, depth, bulk);
   int64_t w_packed = plan_windows(p, true, fits_packed, depth);
   if (depth == 3 && w_plain == 0 && w_packed == 0) {
     depth = 2;
-    w_plain = plan_windows(p, false, fits_plain, depth);
+    w_plain = plan_windows(p, false, fits_plain, depth, bulk);
     w_packed = plan_windows(p, true, fits_packed, depth);
   }
   const int64_t n_cols = p.C.cols;
@@ -291,11 +302,16 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
   cost.w_s_packed = dims.n * w_packed;
   cost.packed_rows = stats.mean_rows;
   cost.packed_sectors = stats.mean_sectors;
-  // A column-major B is staged row-major before the kernel (see kernels/nm/launch.hpp: StageBArgs)
-  // unless SPX_NM_STAGE_B=0; the kernel then loads it as row-major.
-  const bool stage_b = p.B.order == SPX_ORDER_COL && env_int("SPX_NM_STAGE_B", 1) != 0;
   cost.b_col_major = p.B.order == SPX_ORDER_COL && !stage_b;
-  const plan::NmPackingDecision decision = plan::nm_decide_packing(cost);
+  // The tensor-copy kernel loads a non-packed stage with two instructions and no per-thread copy
+  // work: its B rows cost L2 bandwidth only (measured: non-packed 1:8 at ~4.7 TB/s on H100), while
+  // the packed stage stays on the cp.async kernel with its per-thread copies.
+  plan::NmCostModel model;
+  if (bulk) {
+    model.l2_bytes_per_clk = 56.0;
+    model.packing_overhead = 0.15;
+  }
+  const plan::NmPackingDecision decision = plan::nm_decide_packing(cost, model);
   bool packing = decision.packing;
   const int64_t forced = env_int("SPX_NM_FORCE_PACKING", -1);
   if (forced == 0 && w_plain > 0) packing = false;
@@ -320,7 +336,6 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
   if (forced_split >= 1) choice.split = static_cast<int>(std::min<int64_t>(forced_split, 64));
   // sm_90: the tensor-copy kernel for non-packed plans unless SPX_NM_BULK=0 (the cp.async
   // kernel stays a search candidate).
-  const bool bulk = env_int("SPX_NM_BULK", 1) != 0;
   k->add_candidate(choice.tile, choice.split, stage_b, bulk);
   for (int i = knm::kTileCount - 1; i >= 0; --i)
     if (fits[i]) k->add_candidate(static_cast<TileId>(i), 1, stage_b, bulk);
@@ -338,7 +353,7 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
     mine.w_s_plain = 0;
   else
     mine.w_s_packed = 0;
-  const plan::NmPackingDecision d = plan::nm_decide_packing(mine);
+  const plan::NmPackingDecision d = plan::nm_decide_packing(mine, model);
   const double clk_per_slot =
       (packing ? d.clk_per_slot_packed : d.clk_per_slot_plain) / t.efficiency;
   const double blocks = std::ceil(static_cast<double>(dims.rows) / t.bm) *

@@ -24,6 +24,8 @@ struct SpmmArgs {
   /// 16-byte aligned pointer and rows readable up to n rounded up to 4 floats (bulk_allowed).
   bool bulk = false;
   int box_rows = 0;  ///< bulk: B rows per tensor copy (a divisor of k_s, at most 256)
+  /// bulk: the warp finishing a stage last refills its buffer (else warp 0 waits and refills).
+  bool producer_last = true;
   int stages_per_split = 0, split = 1;  ///< split-K: blockIdx.z takes stages_per_split stages
   const float* a_t = nullptr;           ///< [kc_pad][rows_pad]
   int64_t rows_pad = 0, kc_pad = 0;

@@ -104,12 +104,6 @@ __device__ __forceinline__ void produce_stage(const SpmmArgs& a, const void* map
   cp_async_arrive_noinc(full);
 }
 
-/// Shared-memory layout of a bulk stage: A [w_s][BM], B [rows][BN] (dense), index pairs; every
-/// region 128-byte aligned (tensor copies), inside the cp.async kernel's (larger) stage size.
-struct BulkLayout {
-  int a_bytes, b_bytes, stage_bytes;
-};
-
 template <class T>
 __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     spmm_bulk_kernel(const SpmmArgs a, const __grid_constant__ CUtensorMap map_a,
@@ -126,6 +120,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
   const int groups = T::kBM >= a.l ? static_cast<int>(T::kBM / a.l) : 1;
   const int group = static_cast<int>((ty * T::kTM) / a.l);
 
+  // The layout of config.hpp's bulk_stage_bytes: every region 128-byte aligned.
   const int a_bytes = (a.w_s * T::kBM * 4 + 127) & ~127;
   const int b_bytes = (a.k_s * T::kBN * 4 + 127) & ~127;
   const int i_bytes = (groups * a.w_s * 2 + 4 + 127) & ~127;
@@ -139,12 +134,15 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
   const unsigned bars = smem_address(smem + depth * stage_bytes);
   auto full = [&](int which) { return bars + 8u * which; };
   auto empty = [&](int which) { return bars + 8u * (kMaxDepth + which); };
+  // Warps done with each buffer so far (the last-finisher producer scheme).
+  unsigned* done = reinterpret_cast<unsigned*>(smem + depth * stage_bytes + 16 * kMaxDepth);
 
   if (threadIdx.x < depth) {
     // The 4 bytes after the last group's indices (read as row 0 by compute_stage's lookahead).
     *reinterpret_cast<uint32_t*>(buffer(threadIdx.x).idx + groups * a.w_s) = 0u;
     mbar_init(full(threadIdx.x), 33u);  // lane 0's expect_tx + 32 lanes' cp.async arrivals
     mbar_init(empty(threadIdx.x), T::kThreads);
+    done[threadIdx.x] = 0u;
   }
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   __syncthreads();
@@ -157,6 +155,39 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
   for (int i = 0; i < T::kTM; ++i)
 #pragma unroll
     for (int j = 0; j < T::kTN; ++j) acc[i][j] = 0.0f;
+
+  if (a.producer_last) {
+    // The warp that finishes a stage last refills its buffer with the stage `depth` later, at
+    // once: no warp waits for a free buffer, and the copies start as early as they can.
+    constexpr unsigned kWarps = T::kThreads / 32;
+    if (warp == 0)
+      for (int i = 0; i < depth && s_begin + i < s_end; ++i)
+        produce_stage<T>(a, &map_a, &map_b, buffer(i), full(i), s_begin + i, m0, n0, groups);
+    int cur = 0;
+    unsigned phase = 0;
+    for (int s = s_begin; s < s_end; ++s) {
+      mbar_wait(full(cur), phase);
+      compute_stage<T, T::kBN>(buffer(cur), a.w_s, ty, tx, group, acc);
+      __syncwarp();
+      unsigned last = 0;
+      if (lane == 0) {
+        __threadfence_block();
+        last = atomicAdd(done + cur, 1u) % kWarps == kWarps - 1;
+      }
+      last = __shfl_sync(0xFFFFFFFFu, last, 0);
+      if (last && s + depth < s_end) {
+        __threadfence_block();
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        produce_stage<T>(a, &map_a, &map_b, buffer(cur), full(cur), s + depth, m0, n0, groups);
+      }
+      if (++cur == depth) {
+        cur = 0;
+        phase ^= 1u;
+      }
+    }
+    store_tile<T>(a, acc, m0 + ty * T::kTM, n0 + tx * 4);
+    return;
+  }
 
   const int ahead = depth - 1;
   if (warp == 0)
@@ -188,13 +219,11 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
 #endif
 }
 
-/// Shared memory of a bulk launch: the stages, the mbarriers and the alignment slack.
+/// Shared memory of a bulk launch (config.hpp: bulk_smem_bytes).
 template <class T>
 int64_t bulk_smem_bytes(const SpmmArgs& a) {
-  const int groups = T::kBM >= a.l ? static_cast<int>(T::kBM / a.l) : 1;
-  const int64_t stage = ((a.w_s * T::kBM * 4 + 127) & ~127) + ((a.k_s * T::kBN * 4 + 127) & ~127) +
-                        ((groups * a.w_s * 2 + 4 + 127) & ~127);
-  return a.depth * stage + kBarrierBytes + 128;
+  const TileShape t{TileId::Huge, "", T::kBM, T::kBN, T::kTM, T::kTN, T::kThreads, 1.0};
+  return nm::bulk_smem_bytes(t, a.w_s, a.k_s, groups_per_block(t, a.l), a.depth);
 }
 
 }  // namespace spx::kernels::nm::detail
