@@ -347,32 +347,67 @@ __device__ __forceinline__ void store_tile(const SpmmArgs& a, const float (&acc)
   const float alpha = alpha_float(a.scalars), beta = beta_float(a.scalars);
   float* C = static_cast<float*>(a.C.ptr);
   const int64_t ldc = a.C.ld;
+  // 16-byte stores where C allows them: 4 consecutive columns of a row (row-major C) or 4
+  // consecutive rows of a column (column-major C); a warp's store then fills whole sectors.
+  const bool vec = ldc % 4 == 0 && reinterpret_cast<uintptr_t>(C) % 16 == 0;
   if (c_row_major) {
 #pragma unroll
-    for (int i = 0; i < T::kTM; ++i)
+    for (int i = 0; i < T::kTM; ++i) {
+      const int64_t r = r0 + i;
+      if (r >= a.m) continue;
 #pragma unroll
-      for (int j = 0; j < T::kTN; ++j) {
-        const int64_t r = r0 + i, col = c0 + (j / 4) * T::kChunkStride + (j % 4);
-        if (r < a.m && col < a.n) {
-          float* out = C + r * ldc + col;
-          float v = alpha * acc[i][j];
-          if (beta != 0.0f) v = fmaf(beta, *out, v);
-          *out = v;
+      for (int q = 0; q < T::kChunks; ++q) {
+        const int64_t col = c0 + q * T::kChunkStride;
+        float* out = C + r * ldc + col;
+        if (vec && col + 4 <= a.n) {
+          float4 v = make_float4(alpha * acc[i][4 * q], alpha * acc[i][4 * q + 1],
+                                 alpha * acc[i][4 * q + 2], alpha * acc[i][4 * q + 3]);
+          if (beta != 0.0f) {
+            const float4 o = *reinterpret_cast<const float4*>(out);
+            v = make_float4(fmaf(beta, o.x, v.x), fmaf(beta, o.y, v.y), fmaf(beta, o.z, v.z),
+                            fmaf(beta, o.w, v.w));
+          }
+          *reinterpret_cast<float4*>(out) = v;
+        } else {
+#pragma unroll
+          for (int e = 0; e < 4; ++e)
+            if (col + e < a.n) {
+              float v = alpha * acc[i][4 * q + e];
+              if (beta != 0.0f) v = fmaf(beta, out[e], v);
+              out[e] = v;
+            }
         }
       }
+    }
   } else {
 #pragma unroll
-    for (int j = 0; j < T::kTN; ++j)
+    for (int j = 0; j < T::kTN; ++j) {
+      const int64_t col = c0 + (j / 4) * T::kChunkStride + (j % 4);
+      if (col >= a.n) continue;
 #pragma unroll
-      for (int i = 0; i < T::kTM; ++i) {
-        const int64_t r = r0 + i, col = c0 + (j / 4) * T::kChunkStride + (j % 4);
-        if (r < a.m && col < a.n) {
-          float* out = C + r + col * ldc;
-          float v = alpha * acc[i][j];
-          if (beta != 0.0f) v = fmaf(beta, *out, v);
-          *out = v;
+      for (int i = 0; i < T::kTM; i += 4) {
+        const int64_t r = r0 + i;
+        float* out = C + r + col * ldc;
+        if (vec && r + 4 <= a.m) {
+          float4 v = make_float4(alpha * acc[i][j], alpha * acc[i + 1][j], alpha * acc[i + 2][j],
+                                 alpha * acc[i + 3][j]);
+          if (beta != 0.0f) {
+            const float4 o = *reinterpret_cast<const float4*>(out);
+            v = make_float4(fmaf(beta, o.x, v.x), fmaf(beta, o.y, v.y), fmaf(beta, o.z, v.z),
+                            fmaf(beta, o.w, v.w));
+          }
+          *reinterpret_cast<float4*>(out) = v;
+        } else {
+#pragma unroll
+          for (int e = 0; e < 4; ++e)
+            if (r + e < a.m) {
+              float v = alpha * acc[i + e][j];
+              if (beta != 0.0f) v = fmaf(beta, out[e], v);
+              out[e] = v;
+            }
         }
       }
+    }
   }
 }
 
