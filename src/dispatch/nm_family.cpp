@@ -36,20 +36,19 @@ constexpr int64_t kMaxN = int64_t{65535} * 32;
 
 /// Stage depth shared by every candidate tile (the plan's index arrays depend on it), for the
 /// largest tile that has one. Prefers the shared memory that lets two blocks share an SM when that
-/// still gives at least 8 slots per stage (one block per SM measured 1.5x slower on H200).
-/// fits[i]: tile i runs with that depth.
+/// still gives at least 8 slots per stage (one block per SM measured 1.5x slower on H200; the
+/// tensor-copy kernel at 4096^3 on H100 too). `bulk`: sized for the tensor-copy kernel's dense B
+/// rows (non-packing). fits[i]: tile i's cp.async kernel runs with that depth (the fallback of
+/// every candidate).
 int64_t plan_windows(const SpmmProblem& p, bool packing, bool fits[knm::kTileCount], int depth,
                      bool bulk = false) {
   const int64_t n = p.A.n, m = p.A.m, l = p.A.l;
   const int64_t optin = static_cast<int64_t>(p.h.smem_per_block_optin);
   int64_t windows = 0;
-  const bool one_block = std::getenv("SPX_NM_ONE_BLOCK") != nullptr;  // experiment
   for (int i = knm::kTileCount - 1; i >= 0 && windows == 0; --i) {
     const TileShape& t = knm::kTiles[i];
     const int64_t half =
-        one_block ? 0
-                  : knm::windows_per_stage(t, n, m, l, packing, knm::two_blocks_budget(optin), depth,
-                                           bulk);
+        knm::windows_per_stage(t, n, m, l, packing, knm::two_blocks_budget(optin), depth, bulk);
     windows = n * half >= 8 ? half : knm::windows_per_stage(t, n, m, l, packing, optin, depth, bulk);
   }
   for (int i = 0; i < knm::kTileCount; ++i) {

@@ -17,12 +17,14 @@
 //    line; its B chunks are 8 consecutive 16-byte chunks of one row (one group per warp when
 //    L >= 32). B rows are padded to BN + 4 floats so the column-major loader (8 consecutive rows
 //    x 4 columns per warp, 4-byte copies) writes 32 distinct banks.
-//  * Pipeline: double-buffered stages filled by cp.async (16-byte .cg for A and row-major B,
-//    4-byte .ca for the index rows, column-major B and unaligned edges, zero-fill past the
-//    matrix), one commit group and one barrier per stage, the next stage in flight while this
-//    one is computed. A packed stage carries the col_info list of the stage after it, so the B
-//    copies of a stage are issued from shared memory without a dependent global load. Within a
-//    stage the next slot's fragments are loaded while the current slot's FFMA run.
+//  * Pipeline: `depth` stage buffers (2 by default) filled by cp.async (16-byte .cg for A and
+//    row-major B at per-thread precomputed addresses, 4-byte .ca for the index rows, column-major
+//    B and unaligned edges, zero-fill past the matrix), one commit group and one barrier per
+//    stage, the copies of stage s + depth - 1 in flight while stage s is computed. A packed stage
+//    carries the col_info list of the stage whose copies are issued after its barrier, so those
+//    are issued from shared memory without a dependent global load. Within a stage the next
+//    slot's fragments are loaded while the current slot's FFMA run. (On sm_90 non-packed plans
+//    run spmm_bulk.cuh instead: tensor copies and mbarriers, same inner kernel and epilogue.)
 //  * Split-K: blockIdx.z takes a contiguous range of stages and writes its partial product to the
 //    workspace; a reduction kernel then applies alpha and beta once (deterministic order).
 #pragma once
