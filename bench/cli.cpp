@@ -57,11 +57,13 @@ void print_usage(FILE* out) {
       "                           4096x4096 and 4096x11008 (MxK) with sparsity 0.7, 0.8, 0.9,\n"
       "                           0.95. Each part has its own sparsities: --sparsity is ignored.\n"
       "                           Repeated (shape, sparsity) points run once (44 cases)\n"
-      "  --baselines B[,B]        sptc: run only these baselines (cublas_hgemm, cusparse_csr,\n"
-      "                           cusparse_bell, cusparselt; default all); srbcrs spmm: among\n"
+      "  --baselines B[,B]        run only these baselines. sptc: cublas_hgemm, cusparse_csr,\n"
+      "                           cusparse_bell, cusparselt; nm f32: cublas_sgemm_fp32,\n"
+      "                           cublas_sgemm_tf32, cusparse_csr, cusparse_coo; srbcrs spmm:\n"
       "                           cusparse_csr, cusparse_bell (int8; both: also their best),\n"
       "                           cublas_int8, cublas_hgemm; ell: cusparse_csr, cusparse_coo,\n"
-      "                           cublas (HGEMM or SGEMM fp32 by dtype); `none`: libspx alone\n"
+      "                           cublas (HGEMM or SGEMM fp32 by dtype); `none`: libspx alone.\n"
+      "                           Default: all\n"
       "  --candidates             ell: also time every configuration the plan offers (forced\n"
       "                           through SPX_ELL_FORCE_CANDIDATE, each checked), one line each\n"
       "  --list                   print the cases that would run, one CSV line each\n"
@@ -227,10 +229,12 @@ ParseStatus parse_args(int argc, char** argv, Options* opts, std::string* error)
       opts->baselines = split(value, ',');
       for (const std::string& b : opts->baselines)
         if (b != "cublas_hgemm" && b != "cusparse_csr" && b != "cusparse_bell" && b != "cusparselt" &&
-            b != "cublas_int8" && b != "cusparse_coo" && b != "cublas" && b != "none")
+            b != "cublas_int8" && b != "cusparse_coo" && b != "cublas" &&
+            b != "cublas_sgemm_fp32" && b != "cublas_sgemm_tf32" && b != "none")
           return bad(
-              "expected names among cublas_hgemm, cublas_int8, cusparse_csr, cusparse_bell, "
-              "cusparselt, cusparse_coo, cublas, none");
+              "expected names among cublas_hgemm, cublas_int8, cublas_sgemm_fp32, "
+              "cublas_sgemm_tf32, cublas, cusparse_csr, cusparse_coo, cusparse_bell, cusparselt, "
+              "none");
     } else if (arg == "--list") {
       opts->list = true;
     } else if (arg == "--quick") {

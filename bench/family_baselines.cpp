@@ -17,10 +17,12 @@ std::vector<BaselineResult> run_family_baselines(const BaselineEnv& env) {
   switch (p.spec.family) {
     case Family::NM:
       if (t == ValueType::F32) {
-        add(&out, cublas_gemm(env, GemmKind::SGEMM_FP32));
-        add(&out, cublas_gemm(env, GemmKind::SGEMM_TF32));
-        add(&out, cusparse_spmm_best(env, SparseKind::CSR, t, "cusparse_csr"));
-        add(&out, cusparse_spmm_best(env, SparseKind::COO, t, "cusparse_coo"));
+        if (env.wants("cublas_sgemm_fp32")) add(&out, cublas_gemm(env, GemmKind::SGEMM_FP32));
+        if (env.wants("cublas_sgemm_tf32")) add(&out, cublas_gemm(env, GemmKind::SGEMM_TF32));
+        if (env.wants("cusparse_csr"))
+          add(&out, cusparse_spmm_best(env, SparseKind::CSR, t, "cusparse_csr"));
+        if (env.wants("cusparse_coo"))
+          add(&out, cusparse_spmm_best(env, SparseKind::COO, t, "cusparse_coo"));
       } else {
         add(&out, cublas_gemm(env, GemmKind::HGEMM));
         add(&out, cusparse_spmm_best(env, SparseKind::CSR, t, "cusparse_csr"));

@@ -36,23 +36,27 @@ constexpr int64_t kMaxN = int64_t{65535} * 32;
 
 /// Stage depth shared by every candidate tile (the plan's index arrays depend on it), for the
 /// largest tile that has one. Prefers the shared memory that lets two blocks share an SM when that
-/// still gives at least 8 slots per stage (one block per SM measured 1.5x slower on H200).
-/// fits[i]: tile i runs with that depth.
-int64_t plan_windows(const SpmmProblem& p, bool packing, bool fits[knm::kTileCount]) {
+/// still gives at least 8 slots per stage (one block per SM measured 1.5x slower on H200; the
+/// tensor-copy kernel at 4096^3 on H100 too). `bulk`: sized for the tensor-copy kernel's dense B
+/// rows (non-packing). fits[i]: tile i's cp.async kernel runs with that depth (the fallback of
+/// every candidate).
+int64_t plan_windows(const SpmmProblem& p, bool packing, bool fits[knm::kTileCount], int depth,
+                     bool bulk = false) {
   const int64_t n = p.A.n, m = p.A.m, l = p.A.l;
   const int64_t optin = static_cast<int64_t>(p.h.smem_per_block_optin);
   int64_t windows = 0;
   for (int i = knm::kTileCount - 1; i >= 0 && windows == 0; --i) {
     const TileShape& t = knm::kTiles[i];
-    const int64_t half = knm::windows_per_stage(t, n, m, l, packing, knm::two_blocks_budget(optin));
-    windows = n * half >= 8 ? half : knm::windows_per_stage(t, n, m, l, packing, optin);
+    const int64_t half =
+        knm::windows_per_stage(t, n, m, l, packing, knm::two_blocks_budget(optin), depth, bulk);
+    windows = n * half >= 8 ? half : knm::windows_per_stage(t, n, m, l, packing, optin, depth, bulk);
   }
   for (int i = 0; i < knm::kTileCount; ++i) {
     const TileShape& t = knm::kTiles[i];
     const int64_t w_s = n * windows, k_s = m * windows;
     const int64_t rows_s = packing ? knm::pack_capacity(l, w_s, k_s) : k_s;
     fits[i] = windows > 0 && knm::kernel_smem_bytes(t, w_s, rows_s, knm::groups_per_block(t, l),
-                                                    packing ? rows_s : 0) <= optin;
+                                                    packing ? rows_s : 0, depth) <= optin;
   }
   return windows;
 }
@@ -79,13 +83,18 @@ struct Candidate {
   int split;  ///< effective split (no empty parts)
   int stages_per_split;
   bool stage_b;  ///< a column-major B is first copied row-major into the workspace
+  bool bulk;     ///< sm_90 tensor-copy kernel when the launch allows it (spmm_bulk_ok)
 };
 
 class NmSpmm final : public SpmmKernelPlan {
  public:
   NmSpmm(const SpmmProblem& p, const plan::NmDims& dims, const plan::NmStaging& staging,
-         const plan::NmIndexLayout& layout)
+         const plan::NmIndexLayout& layout, int depth)
       : dims_(dims), staging_(staging), packing_(layout.packing) {
+    base_.depth = depth;
+    base_.producer_last = env_int("SPX_NM_PRODUCER", 1) != 0;
+    smem_optin_ = p.h.smem_per_block_optin;
+    bulk_device_ = p.h.cc_major >= 9;
     device::check(knm::spmm_load(p.h.smem_per_block_optin), "loading the NM SpMM kernels");
     device::check(knm::relayout_load(), "loading the NM value re-layout kernel");
     a_t_ = device::Buffer(static_cast<size_t>(staging.kc_pad * staging.rows_pad) * sizeof(float));
@@ -118,7 +127,7 @@ class NmSpmm final : public SpmmKernelPlan {
     device::check(cudaStreamSynchronize(p.h.stream), "re-laying out A's values into the plan");
   }
 
-  void add_candidate(TileId tile, int split, bool stage_b) {
+  void add_candidate(TileId tile, int split, bool stage_b, bool bulk) {
     const int stages = base_.stages;
     int sps = stages, eff = 1;
     if (split > 1 && stages > 1) {
@@ -127,9 +136,10 @@ class NmSpmm final : public SpmmKernelPlan {
     }
     if (stages == 0) sps = 0;
     stage_b = stage_b && b_order_ == SPX_ORDER_COL;
+    bulk = bulk && bulk_device_ && !packing_ && (b_order_ == SPX_ORDER_ROW || stage_b);
     for (const Candidate& c : candidates_)
-      if (c.tile == tile && c.split == eff && c.stage_b == stage_b) return;
-    candidates_.push_back({tile, eff, sps, stage_b});
+      if (c.tile == tile && c.split == eff && c.stage_b == stage_b && c.bulk == bulk) return;
+    candidates_.push_back({tile, eff, sps, stage_b, bulk});
   }
 
   void run(const spxContext& h, const SpmmCall& call) const override {
@@ -153,6 +163,7 @@ class NmSpmm final : public SpmmKernelPlan {
       ws += knm::staged_b_bytes(a.k, a.n);
     }
     a.workspace = reinterpret_cast<float*>(ws);
+    a.bulk = c.bulk && knm::spmm_bulk_ok(c.tile, a, smem_optin_);
     device::check(knm::spmm(c.tile, a, h.stream), "launching the NM SpMM kernel");
   }
 
@@ -179,15 +190,16 @@ class NmSpmm final : public SpmmKernelPlan {
     const Candidate& c = candidates_[static_cast<size_t>(candidate)];
     const TileShape& t = knm::tile_shape(c.tile);
     knm::SpmmArgs a = base_;
-    char buf[224];
+    char buf[256];
     std::snprintf(
         buf, sizeof buf,
         "tile %s %dx%d (thread %dx%d, %d thr); %lld:%lld L %lld; w_s %d k_s %d; "
-        "packing %s; split-K %d; B %s C %s; smem %lld B",
+        "packing %s; split-K %d; B %s C %s; depth %d; loads %s; smem %lld B",
         t.name, t.bm, t.bn, t.tm, t.tn, t.threads, ll(dims_.n), ll(dims_.m), ll(dims_.l), a.w_s,
         a.k_s, packing_ ? "on" : "off", c.split,
         b_order_ == SPX_ORDER_ROW ? "row" : (c.stage_b ? "col (staged row-major)" : "col"),
-        c_order_ == SPX_ORDER_ROW ? "row" : "col", ll(knm::spmm_smem_bytes(c.tile, a)));
+        c_order_ == SPX_ORDER_ROW ? "row" : "col", a.depth, c.bulk ? "tma" : "cp.async",
+        ll(knm::spmm_smem_bytes(c.tile, a)));
     return buf;
   }
 
@@ -213,6 +225,8 @@ class NmSpmm final : public SpmmKernelPlan {
   spxOrder_t b_order_ = SPX_ORDER_ROW, c_order_ = SPX_ORDER_COL;
   device::Buffer a_t_, ridx_, col_info_, col_count_;
   size_t metadata_bytes_ = 0;
+  size_t smem_optin_ = 0;
+  bool bulk_device_ = false;  ///< cc >= 9.0: the tensor-copy kernel exists
   knm::SpmmArgs base_;
   std::vector<Candidate> candidates_;
   int selected_ = 0;
@@ -233,7 +247,7 @@ Refusal nm_can_implement(const SpmmProblem& p) {
     return strf("the shape %lld x %lld x %lld exceeds the NM kernels' grid", ll(p.A.rows),
                 ll(p.A.cols), ll(p.C.cols));
   bool fits[knm::kTileCount];
-  if (plan_windows(p, false, fits) == 0 && plan_windows(p, true, fits) == 0)
+  if (plan_windows(p, false, fits, 2) == 0 && plan_windows(p, true, fits, 2) == 0)
     return strf("no NM pipeline stage fits the device's %lld bytes of shared memory per block",
                 ll(p.h.smem_per_block_optin));
   return {};
@@ -249,10 +263,25 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
   dims.l = p.A.l;
   plan::validate_nm_indices(dims, host.idx.data());
 
+  // A column-major B is staged row-major before the kernel (see kernels/nm/launch.hpp: StageBArgs)
+  // unless SPX_NM_STAGE_B=0; the kernel then loads it as row-major.
+  const bool stage_b = p.B.order == SPX_ORDER_COL && env_int("SPX_NM_STAGE_B", 1) != 0;
+  // sm_90 runs non-packed plans on the tensor-copy kernel (spmm_bulk.cuh) when B's rows allow
+  // it, unless SPX_NM_BULK=0: its stages are sized for it (dense B rows in shared memory).
+  const bool bulk = p.h.cc_major >= 9 && env_int("SPX_NM_BULK", 1) != 0 &&
+                    (stage_b || (p.B.order == SPX_ORDER_ROW && p.B.ld % 4 == 0));
+
   // Both stagings, then the packing decision from the model (or the override).
   bool fits_plain[knm::kTileCount], fits_packed[knm::kTileCount];
-  const int64_t w_plain = plan_windows(p, false, fits_plain);
-  const int64_t w_packed = plan_windows(p, true, fits_packed);
+  // Pipeline depth (stage buffers in flight): 2 unless SPX_NM_DEPTH=3 and a 3-deep stage fits.
+  int depth = env_int("SPX_NM_DEPTH", 2) == 3 ? 3 : 2;
+  int64_t w_plain = plan_windows(p, false, fits_plain, depth, bulk);
+  int64_t w_packed = plan_windows(p, true, fits_packed, depth);
+  if (depth == 3 && w_plain == 0 && w_packed == 0) {
+    depth = 2;
+    w_plain = plan_windows(p, false, fits_plain, depth, bulk);
+    w_packed = plan_windows(p, true, fits_packed, depth);
+  }
   const int64_t n_cols = p.C.cols;
   const int sm_count = p.h.sm_count;
   plan::NmUnionStats stats;
@@ -272,11 +301,16 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
   cost.w_s_packed = dims.n * w_packed;
   cost.packed_rows = stats.mean_rows;
   cost.packed_sectors = stats.mean_sectors;
-  // A column-major B is staged row-major before the kernel (see kernels/nm/launch.hpp: StageBArgs)
-  // unless SPX_NM_STAGE_B=0; the kernel then loads it as row-major.
-  const bool stage_b = p.B.order == SPX_ORDER_COL && env_int("SPX_NM_STAGE_B", 1) != 0;
   cost.b_col_major = p.B.order == SPX_ORDER_COL && !stage_b;
-  const plan::NmPackingDecision decision = plan::nm_decide_packing(cost);
+  // The tensor-copy kernel loads a non-packed stage with two instructions and no per-thread copy
+  // work: its B rows cost L2 bandwidth only (measured: non-packed 1:8 at ~4.7 TB/s on H100), while
+  // the packed stage stays on the cp.async kernel with its per-thread copies.
+  plan::NmCostModel model;
+  if (bulk) {
+    model.l2_bytes_per_clk = 56.0;
+    model.packing_overhead = 0.15;
+  }
+  const plan::NmPackingDecision decision = plan::nm_decide_packing(cost, model);
   bool packing = decision.packing;
   const int64_t forced = env_int("SPX_NM_FORCE_PACKING", -1);
   if (forced == 0 && w_plain > 0) packing = false;
@@ -290,7 +324,7 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
   const int64_t capacity = packing ? knm::pack_capacity(dims.l, staging.w_s, staging.k_s) : 0;
   const plan::NmIndexLayout layout =
       plan::nm_build_layout(dims, host.idx.data(), staging, packing, knm::kPackTileRows, capacity);
-  auto k = std::make_unique<NmSpmm>(p, dims, staging, layout);
+  auto k = std::make_unique<NmSpmm>(p, dims, staging, layout, depth);
 
   // Candidates: the choice for this shape first (the plan runs it), then every other tile that
   // fits, and the chosen tile without split-K when the choice splits.
@@ -299,12 +333,15 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
   if (forced_tile >= 0 && fits[forced_tile]) choice.tile = static_cast<TileId>(forced_tile);
   const int64_t forced_split = env_int("SPX_NM_FORCE_SPLIT", 0);
   if (forced_split >= 1) choice.split = static_cast<int>(std::min<int64_t>(forced_split, 64));
-  k->add_candidate(choice.tile, choice.split, stage_b);
+  // sm_90: the tensor-copy kernel for non-packed plans unless SPX_NM_BULK=0 (the cp.async
+  // kernel stays a search candidate).
+  k->add_candidate(choice.tile, choice.split, stage_b, bulk);
   for (int i = knm::kTileCount - 1; i >= 0; --i)
-    if (fits[i]) k->add_candidate(static_cast<TileId>(i), 1, stage_b);
-  if (choice.split > 1) k->add_candidate(choice.tile, 1, stage_b);
+    if (fits[i]) k->add_candidate(static_cast<TileId>(i), 1, stage_b, bulk);
+  if (choice.split > 1) k->add_candidate(choice.tile, 1, stage_b, bulk);
+  k->add_candidate(choice.tile, choice.split, stage_b, false);
   // The direct column-major loader stays available to spxSpMM_search.
-  if (stage_b) k->add_candidate(choice.tile, choice.split, false);
+  if (stage_b) k->add_candidate(choice.tile, choice.split, false, false);
 
   // What the model expects against dense SGEMM (cuBLAS at ~82 % of the FFMA rate).
   const TileShape& t = knm::tile_shape(k->chosen().tile);
@@ -315,7 +352,7 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
     mine.w_s_plain = 0;
   else
     mine.w_s_packed = 0;
-  const plan::NmPackingDecision d = plan::nm_decide_packing(mine);
+  const plan::NmPackingDecision d = plan::nm_decide_packing(mine, model);
   const double clk_per_slot =
       (packing ? d.clk_per_slot_packed : d.clk_per_slot_plain) / t.efficiency;
   const double blocks = std::ceil(static_cast<double>(dims.rows) / t.bm) *

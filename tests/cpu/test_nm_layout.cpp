@@ -272,6 +272,34 @@ TEST_CASE("NM stage depth fits shared memory and keeps w_s even", "[nm][config]"
   CHECK(knm::kernel_smem_bytes(huge, 2 * (w + 1), 4 * (w + 1), 4, 0) > budget);
 }
 
+TEST_CASE("NM tensor-copy stages: dense rows, 128-byte regions, depth", "[nm][config]") {
+  const int64_t optin = 227 * 1024;
+  const int64_t budget = knm::two_blocks_budget(optin);
+  const knm::TileShape& huge = knm::tile_shape(knm::TileId::Huge);
+  // Every region is 128-byte aligned and B rows are BN floats (no padding).
+  CHECK(knm::bulk_stage_bytes(huge, 36, 72, 4) ==
+        knm::align128(36 * 128 * 4) + knm::align128(72 * 128 * 4) + knm::align128(4 * 36 * 2 + 4));
+  CHECK(knm::bulk_smem_bytes(huge, 36, 72, 4, 3) ==
+        3 * knm::bulk_stage_bytes(huge, 36, 72, 4) + knm::kBarrierBytes + 128);
+  // The deepest bulk stage that fits, for 2:4, 3:8, 1:4 and 1:8 at depth 2 and 3 (the measured
+  // H100 staging: w_s 36 / 30 / 22 / 12 at depth 2).
+  const int64_t patterns[][3] = {{2, 4, 36}, {3, 8, 30}, {1, 4, 22}, {1, 8, 12}};
+  for (const auto& p : patterns)
+    for (int depth : {2, 3}) {
+      INFO(p[0] << ":" << p[1] << " depth " << depth);
+      const int64_t w = knm::windows_per_stage(huge, p[0], p[1], 32, false, budget, depth, true);
+      REQUIRE(w > 0);
+      CHECK((p[0] * w) % 2 == 0);
+      CHECK(knm::bulk_smem_bytes(huge, p[0] * w, p[1] * w, 4, depth) <= budget);
+      const int64_t step = p[0] % 2 == 0 ? 1 : 2;
+      CHECK(knm::bulk_smem_bytes(huge, p[0] * (w + step), p[1] * (w + step), 4, depth) > budget);
+      if (depth == 2) CHECK(p[0] * w == p[2]);
+      // The bulk stage never needs more shared memory than the cp.async stage of the same depth
+      // holds with its padded rows, so the cp.async kernel stays a valid fallback.
+      CHECK(knm::kernel_smem_bytes(huge, p[0] * w, p[1] * w, 4, 0, depth) <= optin);
+    }
+}
+
 TEST_CASE("NM tile choice by shape", "[nm][config]") {
   const bool all[knm::kTileCount] = {true, true, true, true, true};
   knm::Choice c = knm::choose_tile(4096, 4096, 128, 132, all);

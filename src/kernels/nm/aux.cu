@@ -55,24 +55,51 @@ __global__ void relayout_kernel(RelayoutArgs a) {
   }
 }
 
-// Column-major B -> row-major copy, 32 x 32 tiles through shared memory: reads along k (contiguous
-// in the column-major source), writes along n (contiguous in the copy).
-__global__ void stage_b_kernel(StageBArgs a) {
-  __shared__ float tile[32][33];
+// Column-major B -> row-major copy through 64 x 64 tiles of shared memory ([column][k], padded
+// to 65: at most two-way bank conflicts). Reads are 16-byte loads along k (contiguous in the
+// column-major source), writes 16-byte stores along n (contiguous in the copy), four of each per
+// thread in flight: the copy is bound by DRAM, and the 32 x 32 tiles of 4-byte accesses it
+// replaces reached about 1.1 TB/s on H100 (0.11-0.12 ms for 4096 x 4096, 6-20 % of the SpMM).
+constexpr int kStageTile = 64;
+__global__ void __launch_bounds__(256) stage_b_kernel(StageBArgs a) {
+  __shared__ float tile[kStageTile][kStageTile + 1];
   const float* B = static_cast<const float*>(a.B.ptr);
-  const int64_t ld_out = a.ld_out;
-  const int64_t c0 = static_cast<int64_t>(blockIdx.x) * 32;
-  for (int64_t r0 = static_cast<int64_t>(blockIdx.y) * 32; r0 < a.k;
-       r0 += static_cast<int64_t>(gridDim.y) * 32) {
-    for (int j = threadIdx.y; j < 32; j += blockDim.y) {
-      const int64_t c = c0 + j, r = r0 + threadIdx.x;
-      if (c < a.n && r < a.k) tile[j][threadIdx.x] = B[r + c * a.B.ld];
+  const int64_t ld = a.B.ld, ld_out = a.ld_out;
+  const bool vec = ld % 4 == 0 && reinterpret_cast<uintptr_t>(B) % 16 == 0;
+  const int tid = threadIdx.x, lo = 4 * (tid & 15), hi = tid >> 4;
+  const int64_t c0 = static_cast<int64_t>(blockIdx.x) * kStageTile;
+  for (int64_t r0 = static_cast<int64_t>(blockIdx.y) * kStageTile; r0 < a.k;
+       r0 += static_cast<int64_t>(gridDim.y) * kStageTile) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const int col = hi + 16 * j;
+      const int64_t c = c0 + col, r = r0 + lo;
+      float v[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+      if (c < a.n) {
+        const float* src = B + r + c * ld;
+        if (vec && r + 4 <= a.k) {
+          const float4 x = __ldg(reinterpret_cast<const float4*>(src));
+          v[0] = x.x, v[1] = x.y, v[2] = x.z, v[3] = x.w;
+        } else {
+#pragma unroll
+          for (int e = 0; e < 4; ++e)
+            if (r + e < a.k) v[e] = __ldg(src + e);
+        }
+      }
+#pragma unroll
+      for (int e = 0; e < 4; ++e) tile[col][lo + e] = v[e];
     }
     __syncthreads();
-    for (int j = threadIdx.y; j < 32; j += blockDim.y) {
-      const int64_t r = r0 + j, c = c0 + threadIdx.x;
-      // Columns n .. ld_out - 1 are padding the kernel never reads (its loads stop at n).
-      if (r < a.k && c < a.n) a.out[r * ld_out + c] = tile[threadIdx.x][j];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      const int row = hi + 16 * j;
+      const int64_t r = r0 + row, c = c0 + lo;
+      // Columns n .. ld_out - 1 are padding (written as zeros, never read by the SpMM).
+      if (r < a.k && c < ld_out) {
+        const float4 x = make_float4(tile[lo][row], tile[lo + 1][row], tile[lo + 2][row],
+                                     tile[lo + 3][row]);
+        *reinterpret_cast<float4*>(a.out + r * ld_out + c) = x;
+      }
     }
     __syncthreads();
   }
@@ -82,17 +109,17 @@ __global__ void stage_b_kernel(StageBArgs a) {
 
 cudaError_t stage_b_row_major(const StageBArgs& a, cudaStream_t stream) {
   if (a.k == 0 || a.n == 0) return cudaSuccess;
-  const int64_t row_tiles = (a.k + 31) / 32;
-  const dim3 grid(static_cast<unsigned>((a.n + 31) / 32),
+  const int64_t row_tiles = (a.k + kStageTile - 1) / kStageTile;
+  const dim3 grid(static_cast<unsigned>((a.n + kStageTile - 1) / kStageTile),
                   static_cast<unsigned>(row_tiles < 65535 ? row_tiles : 65535));
-  stage_b_kernel<<<grid, dim3(32, 8), 0, stream>>>(a);
+  stage_b_kernel<<<grid, 256, 0, stream>>>(a);
   return cudaGetLastError();
 }
 
 int64_t spmm_smem_bytes(TileId tile, const SpmmArgs& a) {
   const TileShape& t = tile_shape(tile);
   return kernel_smem_bytes(t, a.w_s, a.rows_s, groups_per_block(t, a.l),
-                           a.packing ? a.pack_capacity : 0);
+                           a.packing ? a.pack_capacity : 0, a.depth);
 }
 
 int64_t spmm_workspace_bytes(const SpmmArgs& a) {
@@ -103,7 +130,10 @@ cudaError_t spmm(TileId tile, const SpmmArgs& a, cudaStream_t stream) {
   if (a.m == 0 || a.n == 0) return cudaSuccess;
   const int64_t smem = spmm_smem_bytes(tile, a);
   cudaError_t err = cudaSuccess;
-  switch (tile) {
+  if (a.bulk) {
+    err = spmm_bulk(tile, a, stream);
+  } else {
+    switch (tile) {
     case TileId::Small:
       err = detail::launch_tile<SmallTile>(a, smem, stream);
       break;
@@ -120,6 +150,7 @@ cudaError_t spmm(TileId tile, const SpmmArgs& a, cudaStream_t stream) {
       err = detail::launch_tile<WideTile>(a, smem, stream);
       break;
   }
+  }
   if (err != cudaSuccess || a.split <= 1) return err;
   splitk_reduce_kernel<<<grid_for(a.m * a.n), kThreads, 0, stream>>>(a.workspace, a.split, a.m, a.n,
                                                                      a.C, a.scalars);
@@ -132,6 +163,7 @@ cudaError_t spmm_load(size_t smem_optin) {
   if (err == cudaSuccess) err = detail::load_tile<LargeTile>(smem_optin);
   if (err == cudaSuccess) err = detail::load_tile<HugeTile>(smem_optin);
   if (err == cudaSuccess) err = detail::load_tile<WideTile>(smem_optin);
+  if (err == cudaSuccess) err = spmm_bulk_load(smem_optin);
   cudaFuncAttributes attr;
   if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, splitk_reduce_kernel);
   return err;

@@ -128,9 +128,29 @@ inline int64_t stage_bytes(const TileShape& t, int64_t w_s, int64_t rows_s, int6
   return align16(w_s * t.bm * 4) + align16(rows_s * (t.bn + 4) * 4) +
          align16(groups * w_s * 2 + 4) + (packed > 0 ? 16 + align16(packed * 2) : 0);
 }
+/// Pipeline depth: stage buffers in flight. 2 = double buffering (the next stage's copies land
+/// during this stage's compute); 3 gives the copies two stages to land.
+constexpr int kMaxDepth = 3;
+/// After the stage buffers: the full / empty mbarriers of the tensor-copy kernel (8 bytes each)
+/// and its per-buffer counters of finished warps (4 bytes each).
+constexpr int64_t kBarrierBytes = 2 * 8 * kMaxDepth + 4 * kMaxDepth + 4;
 inline int64_t kernel_smem_bytes(const TileShape& t, int64_t w_s, int64_t rows_s, int64_t groups,
-                                 int64_t packed) {
-  return 2 * stage_bytes(t, w_s, rows_s, groups, packed);
+                                 int64_t packed, int depth = 2) {
+  return depth * stage_bytes(t, w_s, rows_s, groups, packed) + kBarrierBytes;
+}
+
+/// The tensor-copy kernel's stage (spmm_bulk.cuh): A [w_s][BM], B [k_s][BN] dense (the tensor
+/// copy writes its box as it is), the index pairs (+ 4 zeroed bytes), every region 128-byte
+/// aligned; the launch adds the mbarriers, the done counters and 128 bytes to align the base.
+inline int64_t align128(int64_t bytes) {
+  return (bytes + 127) / 128 * 128;
+}
+inline int64_t bulk_stage_bytes(const TileShape& t, int64_t w_s, int64_t k_s, int64_t groups) {
+  return align128(w_s * t.bm * 4) + align128(k_s * t.bn * 4) + align128(groups * w_s * 2 + 4);
+}
+inline int64_t bulk_smem_bytes(const TileShape& t, int64_t w_s, int64_t k_s, int64_t groups,
+                               int depth) {
+  return depth * bulk_stage_bytes(t, w_s, k_s, groups) + kBarrierBytes + 128;
 }
 
 /// Shared memory a block may use so that two blocks share an SM (228 KiB per SM on sm_80 /
@@ -158,8 +178,9 @@ constexpr int64_t kMaxSlotsPerStage = 64;
 /// The stage depth: windows per stage W for (N, M, L) on tile t, or 0 when no depth fits
 /// `smem_budget` bytes. The deepest stage (largest k_s, the paper's Eq. 4/5: a larger k_s means
 /// a higher arithmetic intensity) up to kMaxSlotsPerStage slots.
+/// `bulk`: sized for the tensor-copy kernel (non-packing; dense B rows).
 inline int64_t windows_per_stage(const TileShape& t, int64_t n, int64_t m, int64_t l, bool packing,
-                                 int64_t smem_budget) {
+                                 int64_t smem_budget, int depth = 2, bool bulk = false) {
   const int64_t step = (n % 2 == 0) ? 1 : 2;  // w_s = n * W must be even
   int64_t best = 0;
   for (int64_t w = step;; w += step) {
@@ -167,8 +188,11 @@ inline int64_t windows_per_stage(const TileShape& t, int64_t n, int64_t m, int64
     if (w_s > kMaxSlotsPerStage && w > step) break;
     if (k_s > 65535) break;  // stage-relative rows are uint16
     const int64_t rows_s = packing ? pack_capacity(l, w_s, k_s) : k_s;
-    if (kernel_smem_bytes(t, w_s, rows_s, groups_per_block(t, l), packing ? rows_s : 0) >
-        smem_budget)
+    const int64_t bytes =
+        bulk && !packing
+            ? bulk_smem_bytes(t, w_s, k_s, groups_per_block(t, l), depth)
+            : kernel_smem_bytes(t, w_s, rows_s, groups_per_block(t, l), packing ? rows_s : 0, depth);
+    if (bytes > smem_budget)
       break;
     best = w;
     if (w_s >= kMaxSlotsPerStage) break;

@@ -19,6 +19,13 @@ struct SpmmArgs {
   int64_t l = 0;                        ///< rows per group
   int w_s = 0, k_s = 0, rows_s = 0;     ///< stage: slots, B rows spanned, B rows held in smem
   int stages = 0;                       ///< stages of the whole reduction
+  int depth = 2;                        ///< stage buffers in flight (2 or 3)
+  /// sm_90: the bulk-copy kernel (spmm_bulk.cuh). Needs a row-major B with ld % 4 == 0, a
+  /// 16-byte aligned pointer and rows readable up to n rounded up to 4 floats (bulk_allowed).
+  bool bulk = false;
+  int box_rows = 0;  ///< bulk: B rows per tensor copy (a divisor of k_s, at most 256)
+  /// bulk: the warp finishing a stage last refills its buffer (else warp 0 waits and refills).
+  bool producer_last = true;
   int stages_per_split = 0, split = 1;  ///< split-K: blockIdx.z takes stages_per_split stages
   const float* a_t = nullptr;           ///< [kc_pad][rows_pad]
   int64_t rows_pad = 0, kc_pad = 0;
@@ -31,6 +38,14 @@ struct SpmmArgs {
   Scalars scalars{};
   float* workspace = nullptr;  ///< split > 1: split partial products of C, in C's order, ld m or n
 };
+
+/// The tensor-copy kernel (sm_90, spmm_bulk.cuh) for a non-packed plan: whether it can run this
+/// launch (row-major B, ld a multiple of 4 floats, 16-byte aligned, its shared memory within
+/// `smem_optin`, the driver's tensor-map encoder available), and the launch itself (encodes the
+/// A and B tensor maps). Only for cc >= 9.0 devices: the caller checks.
+bool spmm_bulk_ok(TileId tile, const SpmmArgs& a, size_t smem_optin);
+cudaError_t spmm_bulk(TileId tile, const SpmmArgs& a, cudaStream_t stream);
+cudaError_t spmm_bulk_load(size_t smem_optin);
 
 /// Dynamic shared memory of a launch (both pipeline stages).
 int64_t spmm_smem_bytes(TileId tile, const SpmmArgs& a);

@@ -6,5 +6,6 @@ set(SPX_NM_SOURCES
   api/prune_api.cpp
   kernels/nm/spmm_tiles_small.cu
   kernels/nm/spmm_tiles_large.cu
+  kernels/nm/spmm_bulk.cu
   kernels/nm/aux.cu
   kernels/nm/prune.cu)

@@ -17,12 +17,14 @@
 //    line; its B chunks are 8 consecutive 16-byte chunks of one row (one group per warp when
 //    L >= 32). B rows are padded to BN + 4 floats so the column-major loader (8 consecutive rows
 //    x 4 columns per warp, 4-byte copies) writes 32 distinct banks.
-//  * Pipeline: double-buffered stages filled by cp.async (16-byte .cg for A and row-major B,
-//    4-byte .ca for the index rows, column-major B and unaligned edges, zero-fill past the
-//    matrix), one commit group and one barrier per stage, the next stage in flight while this
-//    one is computed. A packed stage carries the col_info list of the stage after it, so the B
-//    copies of a stage are issued from shared memory without a dependent global load. Within a
-//    stage the next slot's fragments are loaded while the current slot's FFMA run.
+//  * Pipeline: `depth` stage buffers (2 by default) filled by cp.async (16-byte .cg for A and
+//    row-major B at per-thread precomputed addresses, 4-byte .ca for the index rows, column-major
+//    B and unaligned edges, zero-fill past the matrix), one commit group and one barrier per
+//    stage, the copies of stage s + depth - 1 in flight while stage s is computed. A packed stage
+//    carries the col_info list of the stage whose copies are issued after its barrier, so those
+//    are issued from shared memory without a dependent global load. Within a stage the next
+//    slot's fragments are loaded while the current slot's FFMA run. (On sm_90 non-packed plans
+//    run spmm_bulk.cuh instead: tensor copies and mbarriers, same inner kernel and epilogue.)
 //  * Split-K: blockIdx.z takes a contiguous range of stages and writes its partial product to the
 //    workspace; a reduction kernel then applies alpha and beta once (deterministic order).
 #pragma once
@@ -74,59 +76,157 @@ struct StageBuffer {
   uint16_t* next_list;  ///< packing: the next stage's col_info list [pack_capacity]
 };
 
+/// Reads a uint16 from shared memory through its 32-bit shared address (an LDS, where a plain
+/// pointer the compiler cannot prove shared would become a generic load).
+__device__ __forceinline__ uint32_t lds_u16(unsigned addr) {
+  unsigned short v;
+  asm volatile("ld.shared.u16 %0, [%1];\n" : "=h"(v) : "r"(addr));
+  return v;
+}
+
+/// Per-thread constants of the stage loaders, computed once per block (divisions, 64-bit
+/// products and the thread's copy positions), so that a stage's copies are a few pointer
+/// increments each. The loader was most of the kernel's non-FFMA instructions before (ncu, H100,
+/// 2:4: FFMA 64 % of the instructions with a 293-instruction inner loop of 256 FFMA: about 40
+/// instructions per 16-byte B copy in the generic loader, with its 64-bit row products, the
+/// col_info branch and the vec4 / element split inside the loop).
+template <class T>
+struct StageLoader {
+  static constexpr int kAChunks = T::kBM / 4, kARowStep = T::kThreads / kAChunks;
+  static constexpr int kBChunks = T::kBN / 4, kBRowStep = T::kThreads / kBChunks;
+  /// Index pairs a thread copies per stage, at most: groups * w_s / 2 <= (BM / 16) * 32.
+  static constexpr int kIdxCopies = (2 * T::kBM + T::kThreads - 1) / T::kThreads;
+
+  const float* a_src;     ///< the thread's first A chunk of stage 0
+  int64_t a_stage;        ///< floats between the A chunks of consecutive stages (w_s * rows_pad)
+  int64_t a_row_step;     ///< floats between the thread's A rows (kARowStep * rows_pad)
+  int a_dst, a_u0;        ///< byte offset in the A buffer, first slot row
+  const uint16_t* i_src[kIdxCopies];  ///< the thread's index pairs in stage 0 (or nullptr)
+  int i_dst[kIdxCopies];              ///< their byte offsets in the index buffer
+  int i_pairs, i_total;               ///< pairs per group and stage, pairs of the block
+  const float* b_col;     ///< B + n0 + 4 * (thread's chunk) (row-major B)
+  int64_t b_row_step;     ///< floats between the thread's B rows (kBRowStep * ldb)
+  int b_dst, b_r0;        ///< byte offset in the B buffer of the first row, first row
+  bool b_fast_cols;       ///< the block's BN columns lie inside n and B allows 16-byte copies
+
+  __device__ __forceinline__ void init(const SpmmArgs& a, int64_t m0, int64_t n0, int groups,
+                                       bool b_vec4) {
+    const int tid = threadIdx.x;
+    const int w_s = a.w_s;
+    const int ca = tid % kAChunks;
+    a_u0 = tid / kAChunks;
+    a_src = a.a_t + static_cast<int64_t>(a_u0) * a.rows_pad + m0 + ca * 4;
+    a_stage = static_cast<int64_t>(w_s) * a.rows_pad;
+    a_row_step = static_cast<int64_t>(kARowStep) * a.rows_pad;
+    a_dst = (a_u0 * T::kBM + ca * 4) * 4;
+    const int pairs = w_s / 2;
+    i_pairs = pairs;
+    i_total = groups * pairs;
+    const uint16_t* i_base = a.ridx + (m0 / a.l) * a.kc_pad;
+#pragma unroll
+    for (int j = 0; j < kIdxCopies; ++j) {
+      const int i = tid + j * T::kThreads;
+      const int g = i / pairs, p = i - g * pairs;
+      i_src[j] = i < groups * pairs ? i_base + g * a.kc_pad + 2 * p : nullptr;
+      i_dst[j] = (g * w_s + 2 * p) * 2;
+    }
+    const int cb = tid % kBChunks;
+    b_r0 = tid / kBChunks;
+    b_col = static_cast<const float*>(a.B.ptr) + n0 + cb * 4;
+    b_row_step = static_cast<int64_t>(kBRowStep) * a.B.ld;
+    b_dst = (b_r0 * T::kBRowStride + cb * 4) * 4;
+    b_fast_cols = b_vec4 && n0 + T::kBN <= a.n;
+  }
+};
+
 /// Issues the copies of one stage into `sb`. Packing: `rows` / `col_info` are this stage's list
 /// (read from the previous stage's buffer, or from global memory for the first stage), and the
-/// next stage's list is copied along into `sb`.
+/// next stage's list is copied along into `sb`. A row-major B whose block columns lie inside n
+/// (16-byte aligned) takes the lean path: 16-byte copies at precomputed addresses, no
+/// predicates (every packed row is a kept row, so inside k; a non-packed stage takes it when all
+/// its k_s rows are inside k). The rest (the last non-packed stage, the n edge, unaligned or
+/// column-major B) takes the general path with zero-fill.
 template <class T>
-__device__ __forceinline__ void load_stage(const SpmmArgs& a, const StageBuffer& sb, int stage,
-                                           int64_t m0, int64_t n0, int groups, bool b_row_major,
-                                           bool b_vec4, int rows, const uint16_t* col_info) {
+__device__ __forceinline__ void load_stage(const SpmmArgs& a, const StageLoader<T>& ld,
+                                           const StageBuffer& sb, int stage, int64_t m0,
+                                           int64_t n0, bool b_row_major, bool b_vec4, int rows,
+                                           const uint16_t* col_info, bool col_info_shared) {
+  using L = StageLoader<T>;
   const int tid = threadIdx.x;
   const int w_s = a.w_s;
 
-  // A values: w_s rows of BM floats, slot-major in the plan (padded: no predicates). The thread
-  // count is a multiple of the chunks per row, so a thread copies one fixed chunk column.
-  constexpr int kAChunks = T::kBM / 4, kARowStep = T::kThreads / kAChunks;
+  // A values: w_s rows of BM floats, slot-major in the plan (padded: no predicates).
   {
-    const int c = tid % kAChunks;
-    int u = tid / kAChunks;
-    const float* src = a.a_t + (static_cast<int64_t>(stage) * w_s + u) * a.rows_pad + m0 + c * 4;
-    float* dst = sb.a + u * T::kBM + c * 4;
-    for (; u < w_s; u += kARowStep) {
-      cp_async16(dst, src, 16);
-      src += kARowStep * a.rows_pad;
-      dst += kARowStep * T::kBM;
+    const float* src = ld.a_src + stage * ld.a_stage;
+    unsigned dst = smem_address(sb.a) + ld.a_dst;
+    for (int u = ld.a_u0; u < w_s; u += L::kARowStep) {
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+      src += ld.a_row_step;
+      dst += L::kARowStep * T::kBM * 4;
     }
   }
 
-  // Stage-relative rows of the block's groups: w_s uint16 per group, copied as pairs.
-  const int pairs = w_s / 2;
-  const uint16_t* i_src = a.ridx + (m0 / a.l) * a.kc_pad + static_cast<int64_t>(stage) * w_s;
-  for (int i = tid; i < groups * pairs; i += T::kThreads) {
-    const int g = i / pairs, p = i - g * pairs;
-    cp_async4(sb.idx + g * w_s + 2 * p, i_src + g * a.kc_pad + 2 * p, 4);
+  // Stage-relative rows of the block's groups, copied as pairs.
+  {
+    const unsigned base = smem_address(sb.idx);
+    const int offset = stage * w_s;
+#pragma unroll
+    for (int j = 0; j < L::kIdxCopies; ++j)
+      if (ld.i_src[j] != nullptr)
+        asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(base + ld.i_dst[j]),
+                     "l"(ld.i_src[j] + offset)
+                     : "memory");
+    // More pairs than that only when one window pair exceeds kMaxSlotsPerStage slots (N > 32).
+    const uint16_t* i_base = a.ridx + (m0 / a.l) * a.kc_pad + offset;
+    for (int i = tid + L::kIdxCopies * T::kThreads; i < ld.i_total; i += T::kThreads) {
+      const int g = i / ld.i_pairs, p = i - g * ld.i_pairs;
+      cp_async4(sb.idx + g * w_s + 2 * p, i_base + g * a.kc_pad + 2 * p, 4);
+    }
   }
 
-  // The next stage's col_info list (packing), for the copies issued one stage from now.
-  if (a.packing && stage + 1 < a.stages) {
-    const int64_t list = (m0 / kPackTileRows) * a.stages + stage + 1;
+  // The col_info list of the stage depth - 1 after this one (packing): its copies are issued
+  // right after this stage's barrier.
+  if (a.packing && stage + a.depth - 1 < a.stages) {
+    const int64_t list = (m0 / kPackTileRows) * a.stages + stage + a.depth - 1;
     if (tid == 0) cp_async4(sb.next_rows, a.col_count + list, 4);
     const uint16_t* src = a.col_info + list * a.pack_capacity;
     for (int i = tid; i < a.pack_capacity / 2; i += T::kThreads)
       cp_async4(sb.next_list + 2 * i, src + 2 * i, 4);
   }
 
-  // B rows: all k_s rows of the stage, or the pack tile's col_info list.
   const int64_t k_base = static_cast<int64_t>(stage) * a.k_s;
+  if (b_row_major && ld.b_fast_cols && (col_info != nullptr || k_base + a.k_s <= a.k)) {
+    const float* stage_src = ld.b_col + k_base * a.B.ld;
+    unsigned dst = smem_address(sb.b) + ld.b_dst;
+    if (col_info == nullptr) {
+      const float* src = stage_src + ld.b_r0 * a.B.ld;
+      for (int r = ld.b_r0; r < rows; r += L::kBRowStep) {
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+        src += ld.b_row_step;
+        dst += L::kBRowStep * T::kBRowStride * 4;
+      }
+    } else {
+      const unsigned list = smem_address(col_info);
+      const int64_t ldb = a.B.ld;
+      for (int r = ld.b_r0; r < rows; r += L::kBRowStep) {
+        const int kk = col_info_shared ? static_cast<int>(lds_u16(list + 2 * r)) : col_info[r];
+        const float* src = stage_src + kk * ldb;
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
+        dst += L::kBRowStep * T::kBRowStride * 4;
+      }
+    }
+    return;
+  }
+
+  // General path: B rows (all k_s rows of the stage, or the pack tile's col_info list).
   const float* B = static_cast<const float*>(a.B.ptr);
   const int64_t ldb = a.B.ld;
   if (b_row_major) {
     // One row = BN / 4 chunks of 16 bytes; a thread copies one fixed chunk column.
-    constexpr int kBChunks = T::kBN / 4, kBRowStep = T::kThreads / kBChunks;
-    const int c = tid % kBChunks;
+    const int c = tid % L::kBChunks;
     const int64_t col = n0 + c * 4;
     const bool whole = b_vec4 && col + 4 <= a.n;  // a 16-byte copy; else 4-byte ones
-    for (int r = tid / kBChunks; r < rows; r += kBRowStep) {
+    for (int r = tid / L::kBChunks; r < rows; r += L::kBRowStep) {
       const int64_t kk = k_base + (col_info ? col_info[r] : r);
       float* dst = sb.b + r * T::kBRowStride + c * 4;
       const bool row_ok = kk < a.k;
@@ -158,30 +258,6 @@ __device__ __forceinline__ void load_stage(const SpmmArgs& a, const StageBuffer&
   }
 }
 
-template <int Count>
-__device__ __forceinline__ void load_floats(float (&dst)[Count], const float* src) {
-#pragma unroll
-  for (int i = 0; i < Count; i += 4) {
-    const float4 v = *reinterpret_cast<const float4*>(src + i);
-    dst[i] = v.x;
-    dst[i + 1] = v.y;
-    dst[i + 2] = v.z;
-    dst[i + 3] = v.w;
-  }
-}
-
-template <class T>
-__device__ __forceinline__ void load_b(float (&dst)[T::kTN], const float* row) {
-#pragma unroll
-  for (int c = 0; c < T::kChunks; ++c) {
-    const float4 v = *reinterpret_cast<const float4*>(row + c * T::kChunkStride);
-    dst[4 * c] = v.x;
-    dst[4 * c + 1] = v.y;
-    dst[4 * c + 2] = v.z;
-    dst[4 * c + 3] = v.w;
-  }
-}
-
 template <class T>
 __device__ __forceinline__ void outer_product(float (&acc)[T::kTM][T::kTN],
                                               const float (&av)[T::kTM],
@@ -192,39 +268,148 @@ __device__ __forceinline__ void outer_product(float (&acc)[T::kTM][T::kTN],
     for (int j = 0; j < T::kTN; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
 }
 
+__device__ __forceinline__ void lds128(float* dst, unsigned addr) {
+  asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+               : "=f"(dst[0]), "=f"(dst[1]), "=f"(dst[2]), "=f"(dst[3])
+               : "r"(addr));
+}
+__device__ __forceinline__ uint32_t lds32(unsigned addr) {
+  uint32_t v;
+  asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(addr));
+  return v;
+}
+
+template <class T>
+__device__ __forceinline__ void load_a_frag(float (&dst)[T::kTM], unsigned addr) {
+#pragma unroll
+  for (int i = 0; i < T::kTM; i += 4) lds128(dst + i, addr + 4 * i);
+}
+template <class T>
+__device__ __forceinline__ void load_b_frag(float (&dst)[T::kTN], unsigned addr) {
+#pragma unroll
+  for (int c = 0; c < T::kChunks; ++c) lds128(dst + 4 * c, addr + 4 * c * T::kChunkStride);
+}
+
 /// The thread inner kernel over one stage (the paper's SMBlock, Listing 4): the fragments of the
 /// next slot are loaded while the current slot's TM * TN FFMA run (two register sets, slots taken
 /// in pairs: w_s is even), and the next pair of rows is read one pair ahead.
 ///
-/// The loop is issue-bound (ncu on H100, 4096^3 at 50 %: 84 % of issue slots busy, FFMA 64 % of
-/// the instructions), so every non-FFMA instruction counts: the A and index pointers advance by
-/// increments, a B row address is one multiply-add of the row by the row pitch in bytes, and the
-/// lookahead reads past the pair / slot ends without clamping: one pair past a group's indices is
-/// the next group's first pair, or the 4 zeroed bytes that end the index region (row 0), and two
-/// slots past the last A row is the start of the B region — valid shared memory whose values the
-/// last iteration loads but never uses.
-template <class T>
+/// Every non-FFMA instruction costs an FFMA issue slot, so the loop works on 32-bit shared
+/// addresses: a slot's B row address is one mask (or shift) of the index pair and one multiply-add
+/// by the row pitch onto the thread's column base (the pointer form took three; measured 1-4 %
+/// faster at 4096^3), A addresses are immediates off one register. The lookahead reads past the
+/// pair / slot ends without clamping: one pair past a group's indices is the next group's first
+/// pair, or the 4 zeroed bytes that end the index region (row 0), and two slots past the last A
+/// row is the start of the B region — valid shared memory whose values the last iteration loads
+/// but never uses.
+template <class T, int kPitchFloats = T::kBRowStride>
 __device__ __forceinline__ void compute_stage(const StageBuffer& sb, int w_s, int ty, int tx,
                                               int group, float (&acc)[T::kTM][T::kTN]) {
-  constexpr unsigned kPitch = T::kBRowStride * 4;  // bytes per B row in shared memory
-  const float* as = sb.a + ty * T::kTM;
-  const float* const a_end = as + w_s * T::kBM;
-  const char* bs = reinterpret_cast<const char*>(sb.b + tx * 4);
-  const uint32_t* rows = reinterpret_cast<const uint32_t*>(sb.idx + group * w_s);
+  constexpr unsigned kPitch = kPitchFloats * 4;  // bytes per B row in shared memory
+  constexpr unsigned kSlot = T::kBM * 4;           // bytes per A slot row
+  unsigned as = smem_address(sb.a) + ty * T::kTM * 4;
+  const unsigned a_end = as + w_s * kSlot;
+  const unsigned bs = smem_address(sb.b) + tx * 16;
+  unsigned rows = smem_address(sb.idx) + group * w_s * 2;
   float a0[T::kTM], a1[T::kTM], b0[T::kTN], b1[T::kTN];
-  uint32_t pair = *rows;
-  load_floats<T::kTM>(a0, as);
-  load_b<T>(b0, reinterpret_cast<const float*>(bs + (pair & 0xFFFFu) * kPitch));
+  uint32_t pair = lds32(rows);
+  load_a_frag<T>(a0, as);
+  load_b_frag<T>(b0, bs + (pair & 0xFFFFu) * kPitch);
 #pragma unroll 2
-  for (; as < a_end; as += 2 * T::kBM) {
-    const uint32_t next = *++rows;
-    load_floats<T::kTM>(a1, as + T::kBM);
-    load_b<T>(b1, reinterpret_cast<const float*>(bs + (pair >> 16) * kPitch));
+  for (; as < a_end; as += 2 * kSlot) {
+    rows += 4;
+    const uint32_t next = lds32(rows);
+    load_a_frag<T>(a1, as + kSlot);
+    load_b_frag<T>(b1, bs + (pair >> 16) * kPitch);
     outer_product<T>(acc, a0, b0);
-    load_floats<T::kTM>(a0, as + 2 * T::kBM);
-    load_b<T>(b0, reinterpret_cast<const float*>(bs + (next & 0xFFFFu) * kPitch));
+    load_a_frag<T>(a0, as + 2 * kSlot);
+    load_b_frag<T>(b0, bs + (next & 0xFFFFu) * kPitch);
     outer_product<T>(acc, a1, b1);
     pair = next;
+  }
+}
+
+/// The epilogue: the thread's TM x TN outputs (rows r0 .. r0 + TM - 1; column c of its chunk q is
+/// c0 + q * kChunkStride + c) to C with alpha and beta, or to the split-K workspace.
+template <class T>
+__device__ __forceinline__ void store_tile(const SpmmArgs& a, const float (&acc)[T::kTM][T::kTN],
+                                           int64_t r0, int64_t c0) {
+  const bool c_row_major = a.C.order == SPX_ORDER_ROW;
+  if (a.split > 1) {
+    float* ws = a.workspace + static_cast<int64_t>(blockIdx.z) * a.m * a.n;
+#pragma unroll
+    for (int i = 0; i < T::kTM; ++i)
+#pragma unroll
+      for (int j = 0; j < T::kTN; ++j) {
+        const int64_t r = r0 + i, col = c0 + (j / 4) * T::kChunkStride + (j % 4);
+        if (r < a.m && col < a.n) ws[c_row_major ? r * a.n + col : r + col * a.m] = acc[i][j];
+      }
+    return;
+  }
+  const float alpha = alpha_float(a.scalars), beta = beta_float(a.scalars);
+  float* C = static_cast<float*>(a.C.ptr);
+  const int64_t ldc = a.C.ld;
+  // 16-byte stores where C allows them: 4 consecutive columns of a row (row-major C) or 4
+  // consecutive rows of a column (column-major C); a warp's store then fills whole sectors.
+  const bool vec = ldc % 4 == 0 && reinterpret_cast<uintptr_t>(C) % 16 == 0;
+  if (c_row_major) {
+#pragma unroll
+    for (int i = 0; i < T::kTM; ++i) {
+      const int64_t r = r0 + i;
+      if (r >= a.m) continue;
+#pragma unroll
+      for (int q = 0; q < T::kChunks; ++q) {
+        const int64_t col = c0 + q * T::kChunkStride;
+        float* out = C + r * ldc + col;
+        if (vec && col + 4 <= a.n) {
+          float4 v = make_float4(alpha * acc[i][4 * q], alpha * acc[i][4 * q + 1],
+                                 alpha * acc[i][4 * q + 2], alpha * acc[i][4 * q + 3]);
+          if (beta != 0.0f) {
+            const float4 o = *reinterpret_cast<const float4*>(out);
+            v = make_float4(fmaf(beta, o.x, v.x), fmaf(beta, o.y, v.y), fmaf(beta, o.z, v.z),
+                            fmaf(beta, o.w, v.w));
+          }
+          *reinterpret_cast<float4*>(out) = v;
+        } else {
+#pragma unroll
+          for (int e = 0; e < 4; ++e)
+            if (col + e < a.n) {
+              float v = alpha * acc[i][4 * q + e];
+              if (beta != 0.0f) v = fmaf(beta, out[e], v);
+              out[e] = v;
+            }
+        }
+      }
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < T::kTN; ++j) {
+      const int64_t col = c0 + (j / 4) * T::kChunkStride + (j % 4);
+      if (col >= a.n) continue;
+#pragma unroll
+      for (int i = 0; i < T::kTM; i += 4) {
+        const int64_t r = r0 + i;
+        float* out = C + r + col * ldc;
+        if (vec && r + 4 <= a.m) {
+          float4 v = make_float4(alpha * acc[i][j], alpha * acc[i + 1][j], alpha * acc[i + 2][j],
+                                 alpha * acc[i + 3][j]);
+          if (beta != 0.0f) {
+            const float4 o = *reinterpret_cast<const float4*>(out);
+            v = make_float4(fmaf(beta, o.x, v.x), fmaf(beta, o.y, v.y), fmaf(beta, o.z, v.z),
+                            fmaf(beta, o.w, v.w));
+          }
+          *reinterpret_cast<float4*>(out) = v;
+        } else {
+#pragma unroll
+          for (int e = 0; e < 4; ++e)
+            if (r + e < a.m) {
+              float v = alpha * acc[i + e][j];
+              if (beta != 0.0f) v = fmaf(beta, out[e], v);
+              out[e] = v;
+            }
+        }
+      }
+    }
   }
 }
 
@@ -264,87 +449,64 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks) spmm_kernel(const 
 #pragma unroll
     for (int j = 0; j < T::kTN; ++j) acc[i][j] = 0.0f;
 
-  if (threadIdx.x < 2) {
+  if (threadIdx.x < a.depth) {
     // The 4 bytes after the last group's indices: the lookahead of compute_stage reads them as
     // row 0. Written once; the barrier at the top of the first stage orders them before any use.
     *reinterpret_cast<uint32_t*>(buffer(threadIdx.x).idx + groups * a.w_s) = 0u;
   }
 
+  StageLoader<T> loader;
+  loader.init(a, m0, n0, groups, b_vec4);
+
+  // Pipeline: `ahead` = depth - 1 stages in flight beyond the one being computed. One commit
+  // group per stage (empty past the end, so that the group count stays aligned with the stages)
+  // and one barrier per stage. A packed stage's buffer carries the col_info list of the stage
+  // `ahead` after it: the stage whose copies are issued right after its barrier.
+  const int depth = a.depth, ahead = depth - 1;
   if (s_begin < s_end) {
-    int rows = a.k_s;
-    const uint16_t* col_info = nullptr;
-    if (a.packing) {
-      const int64_t list = (m0 / kPackTileRows) * a.stages + s_begin;
-      rows = __ldg(a.col_count + list);
-      col_info = a.col_info + list * a.pack_capacity;
+    for (int i = 0; i < ahead; ++i) {
+      const int st = s_begin + i;
+      if (st < s_end) {
+        int rows = a.k_s;
+        const uint16_t* col_info = nullptr;
+        if (a.packing) {
+          const int64_t list = (m0 / kPackTileRows) * a.stages + st;
+          rows = __ldg(a.col_count + list);
+          col_info = a.col_info + list * a.pack_capacity;
+        }
+        load_stage<T>(a, loader, buffer(i), st, m0, n0, b_row_major, b_vec4, rows, col_info,
+                      false);
+      }
+      cp_async_commit();
     }
-    load_stage<T>(a, buffer(0), s_begin, m0, n0, groups, b_row_major, b_vec4, rows, col_info);
-    cp_async_commit();
+    int cur = 0, fill = ahead;  // buffers of stage s and of stage s + ahead
     for (int s = s_begin; s < s_end; ++s) {
-      const int cur = (s - s_begin) & 1;
       const StageBuffer here = buffer(cur);
-      cp_async_wait<0>();
+      if (depth == 3)
+        cp_async_wait<1>();
+      else
+        cp_async_wait<0>();
       // One barrier per stage: stage s has landed for every thread, and every thread is done
-      // with stage s - 1, whose buffer the copies of stage s + 1 now overwrite.
+      // with stage s - 1, whose buffer the copies of stage s + ahead now overwrite.
       __syncthreads();
-      if (s + 1 < s_end) {
+      if (s + ahead < s_end) {
+        int rows = a.k_s;
+        const uint16_t* col_info = nullptr;
         if (a.packing) {
           rows = *here.next_rows;
           col_info = here.next_list;
         }
-        load_stage<T>(a, buffer(cur ^ 1), s + 1, m0, n0, groups, b_row_major, b_vec4, rows,
-                      col_info);
-        cp_async_commit();
+        load_stage<T>(a, loader, buffer(fill), s + ahead, m0, n0, b_row_major, b_vec4, rows,
+                      col_info, true);
       }
+      cp_async_commit();
       compute_stage<T>(here, a.w_s, ty, tx, group, acc);
+      cur = cur + 1 == depth ? 0 : cur + 1;
+      fill = fill + 1 == depth ? 0 : fill + 1;
     }
   }
 
-  // Epilogue. Column c of the thread's chunk q is n0 + tx * 4 + q * kChunkStride + c.
-  const int64_t r0 = m0 + ty * T::kTM;
-  const int64_t c0 = n0 + tx * 4;
-  const bool c_row_major = a.C.order == SPX_ORDER_ROW;
-  if (a.split > 1) {
-    float* ws = a.workspace + static_cast<int64_t>(blockIdx.z) * a.m * a.n;
-#pragma unroll
-    for (int i = 0; i < T::kTM; ++i)
-#pragma unroll
-      for (int j = 0; j < T::kTN; ++j) {
-        const int64_t r = r0 + i, col = c0 + (j / 4) * T::kChunkStride + (j % 4);
-        if (r < a.m && col < a.n) ws[c_row_major ? r * a.n + col : r + col * a.m] = acc[i][j];
-      }
-    return;
-  }
-  const float alpha = alpha_float(a.scalars), beta = beta_float(a.scalars);
-  float* C = static_cast<float*>(a.C.ptr);
-  const int64_t ldc = a.C.ld;
-  if (c_row_major) {
-#pragma unroll
-    for (int i = 0; i < T::kTM; ++i)
-#pragma unroll
-      for (int j = 0; j < T::kTN; ++j) {
-        const int64_t r = r0 + i, col = c0 + (j / 4) * T::kChunkStride + (j % 4);
-        if (r < a.m && col < a.n) {
-          float* out = C + r * ldc + col;
-          float v = alpha * acc[i][j];
-          if (beta != 0.0f) v = fmaf(beta, *out, v);
-          *out = v;
-        }
-      }
-  } else {
-#pragma unroll
-    for (int j = 0; j < T::kTN; ++j)
-#pragma unroll
-      for (int i = 0; i < T::kTM; ++i) {
-        const int64_t r = r0 + i, col = c0 + (j / 4) * T::kChunkStride + (j % 4);
-        if (r < a.m && col < a.n) {
-          float* out = C + r + col * ldc;
-          float v = alpha * acc[i][j];
-          if (beta != 0.0f) v = fmaf(beta, *out, v);
-          *out = v;
-        }
-      }
-  }
+  store_tile<T>(a, acc, m0 + ty * T::kTM, n0 + tx * 4);
 }
 
 /// Launches one tile's kernel (instantiated in spmm_tiles_*.cu).

@@ -15,7 +15,6 @@ template <class T>
 cudaError_t launch_tile(const SpmmArgs& a, int64_t smem_bytes, cudaStream_t stream);
 template <class T>
 cudaError_t load_tile(size_t smem_optin);
-
 extern template cudaError_t launch_tile<SmallTile>(const SpmmArgs&, int64_t, cudaStream_t);
 extern template cudaError_t launch_tile<MediumTile>(const SpmmArgs&, int64_t, cudaStream_t);
 extern template cudaError_t launch_tile<LargeTile>(const SpmmArgs&, int64_t, cudaStream_t);

@@ -1,0 +1,123 @@
+// The tensor-copy NM SpMM kernel (sm_90; spmm_bulk.cuh): explicit instantiations for every tile,
+// the tensor maps of A (the plan's a_t) and B, and the launch.
+#include <cudaTypedefs.h>
+
+#include "kernels/nm/spmm_bulk.cuh"
+#include "kernels/nm/tiles.hpp"
+
+namespace spx::kernels::nm {
+namespace {
+
+/// The driver's cuTensorMapEncodeTiled through the runtime (libspx does not link libcuda), or
+/// nullptr when the driver has none.
+PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
+                                         &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess)
+      return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  }();
+  return fn;
+}
+
+/// A row-major fp32 matrix (rows x cols, ld floats) as 2-D tensor map with box box_cols x
+/// box_rows; elements outside the matrix read as zeros.
+bool encode_2d(CUtensorMap* map, const void* ptr, int64_t rows, int64_t cols, int64_t ld,
+               int box_cols, int box_rows) {
+  const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
+  if (encode == nullptr) return false;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * 4};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_cols), static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t element_strides[2] = {1, 1};
+  return encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, const_cast<void*>(ptr), dims, strides,
+                box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+/// B rows per tensor copy: the largest divisor of k_s that is at most 256 (a box dimension).
+int box_rows_for(int k_s) {
+  for (int r = k_s < 256 ? k_s : 256; r > 1; --r)
+    if (k_s % r == 0) return r;
+  return 1;
+}
+
+template <class T>
+cudaError_t launch(const SpmmArgs& in, cudaStream_t stream) {
+  SpmmArgs a = in;
+  a.box_rows = box_rows_for(a.k_s);
+  CUtensorMap map_a, map_b;
+  if (!encode_2d(&map_a, a.a_t, a.kc_pad, a.rows_pad, a.rows_pad, T::kBM, a.w_s) ||
+      !encode_2d(&map_b, a.B.ptr, a.k, a.n, a.B.ld, T::kBN, a.box_rows))
+    return cudaErrorInvalidValue;
+  const dim3 grid(static_cast<unsigned>((a.m + T::kBM - 1) / T::kBM),
+                  static_cast<unsigned>((a.n + T::kBN - 1) / T::kBN),
+                  static_cast<unsigned>(a.split));
+  detail::spmm_bulk_kernel<T>
+      <<<grid, T::kThreads, static_cast<size_t>(detail::bulk_smem_bytes<T>(a)), stream>>>(
+          a, map_a, map_b);
+  return cudaGetLastError();
+}
+
+template <class T>
+int64_t smem_of(const SpmmArgs& a) {
+  return detail::bulk_smem_bytes<T>(a);
+}
+
+template <class T>
+cudaError_t load(size_t smem_optin) {
+  cudaFuncAttributes attr;
+  cudaError_t err = cudaFuncGetAttributes(&attr, detail::spmm_bulk_kernel<T>);
+  if (err != cudaSuccess) return err;
+  err = cudaFuncSetAttribute(detail::spmm_bulk_kernel<T>,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(smem_optin));
+  if (err != cudaSuccess) return err;
+  return cudaFuncSetAttribute(detail::spmm_bulk_kernel<T>,
+                              cudaFuncAttributePreferredSharedMemoryCarveout,
+                              cudaSharedmemCarveoutMaxShared);
+}
+
+}  // namespace
+
+bool spmm_bulk_ok(TileId tile, const SpmmArgs& a, size_t smem_optin) {
+  if (a.packing || a.B.order != SPX_ORDER_ROW || a.B.ld % 4 != 0 ||
+      reinterpret_cast<uintptr_t>(a.B.ptr) % 16 != 0 || a.w_s > 256 || a.m > INT32_MAX ||
+      a.k > INT32_MAX || tensor_map_encoder() == nullptr)
+    return false;
+  int64_t smem = 0;
+  switch (tile) {
+    case TileId::Small: smem = smem_of<SmallTile>(a); break;
+    case TileId::Medium: smem = smem_of<MediumTile>(a); break;
+    case TileId::Large: smem = smem_of<LargeTile>(a); break;
+    case TileId::Huge: smem = smem_of<HugeTile>(a); break;
+    case TileId::Wide: smem = smem_of<WideTile>(a); break;
+  }
+  return smem <= static_cast<int64_t>(smem_optin);
+}
+
+cudaError_t spmm_bulk(TileId tile, const SpmmArgs& a, cudaStream_t stream) {
+  switch (tile) {
+    case TileId::Small: return launch<SmallTile>(a, stream);
+    case TileId::Medium: return launch<MediumTile>(a, stream);
+    case TileId::Large: return launch<LargeTile>(a, stream);
+    case TileId::Huge: return launch<HugeTile>(a, stream);
+    case TileId::Wide: return launch<WideTile>(a, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+cudaError_t spmm_bulk_load(size_t smem_optin) {
+  cudaError_t err = load<SmallTile>(smem_optin);
+  if (err == cudaSuccess) err = load<MediumTile>(smem_optin);
+  if (err == cudaSuccess) err = load<LargeTile>(smem_optin);
+  if (err == cudaSuccess) err = load<HugeTile>(smem_optin);
+  if (err == cudaSuccess) err = load<WideTile>(smem_optin);
+  return err;
+}
+
+}  // namespace spx::kernels::nm

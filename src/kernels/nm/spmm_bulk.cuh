@@ -1,0 +1,229 @@
+// The NM SpMM kernel on sm_90's tensor copies (TMA: cp.async.bulk.tensor) and mbarriers: the
+// same tiles, inner kernel and epilogue as spmm_kernel.cuh, with another pipeline. Non-packing
+// stages only (a packed stage's B rows are scattered: spmm_kernel.cuh).
+//
+// Why. In the cp.async kernel every thread issues its share of a stage's 16-byte copies (each
+// LDGSTS with its address arithmetic and three never-executed placeholder LDS that ptxas puts in
+// front of it) and the whole block meets at a barrier per stage. ncu on H100 (4096^3, 1:4,
+// w_s = 20): FFMA was 71 % of the issued instructions (the inner loop alone: 88 %) and in 23 % of
+// the cycles no warp could issue. Per-row bulk copies do not help: cp.async.bulk takes uniform
+// operands, so a warp issuing one row per lane serializes into ~10 instructions per row.
+//
+// How. Lane 0 of warp 0 issues a stage as two tensor copies: the A slot rows (box BM x w_s of the
+// plan's a_t) and the B rows (box BN x k_s of B, in chunks of at most 256 rows; rows past k and
+// columns past n are zero-filled by the TMA unit). The index pairs are a few 4-byte cp.async
+// copies of warp 0's lanes, whose completion is attached to the same `full` mbarrier
+// (cp.async.mbarrier.arrive.noinc) that counts the tensor copies' bytes (expect_tx). Every
+// thread waits on `full` before computing a stage and arrives on the stage's `empty` mbarrier
+// after it; warp 0 waits on `empty` only before refilling that buffer, depth - 1 stages ahead.
+// No block-wide barrier: a warp that is ahead keeps computing while its data is there. B rows
+// are dense in shared memory (BN floats: the tensor copy writes the box as it is).
+#pragma once
+
+#include <cuda.h>
+
+#include "kernels/nm/spmm_kernel.cuh"
+
+namespace spx::kernels::nm::detail {
+
+__device__ __forceinline__ void mbar_init(unsigned bar, unsigned count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void mbar_wait(unsigned bar, unsigned parity) {
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "WAIT_%=:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra WAIT_%=;\n"
+      "}\n" ::"r"(bar),
+      "r"(parity)
+      : "memory");
+}
+
+__device__ __forceinline__ void mbar_arrive(unsigned bar) {
+  asm volatile(
+      "{\n"
+      ".reg .b64 state;\n"
+      "mbarrier.arrive.shared::cta.b64 state, [%0];\n"
+      "}\n" ::"r"(bar)
+      : "memory");
+}
+
+__device__ __forceinline__ void mbar_arrive_expect_tx(unsigned bar, unsigned bytes) {
+  asm volatile(
+      "{\n"
+      ".reg .b64 state;\n"
+      "mbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n"
+      "}\n" ::"r"(bar),
+      "r"(bytes)
+      : "memory");
+}
+
+/// The mbarrier arrives when every cp.async this thread issued so far has landed (the arrival is
+/// part of the barrier's expected count: .noinc).
+__device__ __forceinline__ void cp_async_arrive_noinc(unsigned bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n" ::"r"(bar) : "memory");
+}
+
+/// A 2-D tensor copy (box at column c0, row c1 of the map) into shared memory, counted in bytes
+/// on `bar`. The map is a __grid_constant__ kernel parameter (its generic address is passed).
+__device__ __forceinline__ void tensor_copy_2d(unsigned dst, const void* map, int c0, int c1,
+                                               unsigned bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar)
+      : "memory");
+}
+
+/// Producer (the 32 lanes of warp 0): issues stage `stage` into `sb`, completing on `full`.
+template <class T>
+__device__ __forceinline__ void produce_stage(const SpmmArgs& a, const void* map_a,
+                                              const void* map_b, const StageBuffer& sb,
+                                              unsigned full, int stage, int64_t m0, int64_t n0,
+                                              int groups) {
+  const int lane = threadIdx.x & 31;
+  const int w_s = a.w_s, k_s = a.k_s;
+  if (lane == 0) {
+    mbar_arrive_expect_tx(full, static_cast<unsigned>(w_s) * T::kBM * 4 +
+                                    static_cast<unsigned>(k_s) * T::kBN * 4);
+    tensor_copy_2d(smem_address(sb.a), map_a, static_cast<int>(m0), stage * w_s, full);
+    const unsigned b_dst = smem_address(sb.b);
+    for (int r = 0; r < k_s; r += a.box_rows)
+      tensor_copy_2d(b_dst + r * T::kBN * 4, map_b, static_cast<int>(n0), stage * k_s + r, full);
+  }
+  // Index pairs of the block's groups (4-byte copies: a group's w_s indices are 4-byte aligned).
+  const int pairs = w_s / 2;
+  const uint16_t* i_src = a.ridx + (m0 / a.l) * a.kc_pad + static_cast<int64_t>(stage) * w_s;
+  for (int i = lane; i < groups * pairs; i += 32) {
+    const int g = i / pairs, p = i - g * pairs;
+    cp_async4(sb.idx + g * w_s + 2 * p, i_src + g * a.kc_pad + 2 * p, 4);
+  }
+  cp_async_arrive_noinc(full);
+}
+
+template <class T>
+__global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
+    spmm_bulk_kernel(const SpmmArgs a, const __grid_constant__ CUtensorMap map_a,
+                     const __grid_constant__ CUtensorMap map_b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  // Tensor copies write 128-byte aligned shared memory: align the base (the host adds the slack).
+  unsigned char* smem = smem_raw + ((128u - (smem_address(smem_raw) & 127u)) & 127u);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int ty = (warp / T::kWarpsX) * T::kWarpRows + lane / T::kWarpCols;
+  const int tx = (warp % T::kWarpsX) * T::kWarpCols + lane % T::kWarpCols;
+  const int64_t m0 = static_cast<int64_t>(blockIdx.x) * T::kBM;
+  const int64_t n0 = static_cast<int64_t>(blockIdx.y) * T::kBN;
+  const int groups = T::kBM >= a.l ? static_cast<int>(T::kBM / a.l) : 1;
+  const int group = static_cast<int>((ty * T::kTM) / a.l);
+
+  // The layout of config.hpp's bulk_stage_bytes: every region 128-byte aligned.
+  const int a_bytes = (a.w_s * T::kBM * 4 + 127) & ~127;
+  const int b_bytes = (a.k_s * T::kBN * 4 + 127) & ~127;
+  const int i_bytes = (groups * a.w_s * 2 + 4 + 127) & ~127;
+  const int stage_bytes = a_bytes + b_bytes + i_bytes;
+  const int depth = a.depth;
+  auto buffer = [&](int which) {
+    unsigned char* base = smem + which * stage_bytes;
+    return StageBuffer{reinterpret_cast<float*>(base), reinterpret_cast<float*>(base + a_bytes),
+                       reinterpret_cast<uint16_t*>(base + a_bytes + b_bytes), nullptr, nullptr};
+  };
+  const unsigned bars = smem_address(smem + depth * stage_bytes);
+  auto full = [&](int which) { return bars + 8u * which; };
+  auto empty = [&](int which) { return bars + 8u * (kMaxDepth + which); };
+  // Warps done with each buffer so far (the last-finisher producer scheme).
+  unsigned* done = reinterpret_cast<unsigned*>(smem + depth * stage_bytes + 16 * kMaxDepth);
+
+  if (threadIdx.x < depth) {
+    // The 4 bytes after the last group's indices (read as row 0 by compute_stage's lookahead).
+    *reinterpret_cast<uint32_t*>(buffer(threadIdx.x).idx + groups * a.w_s) = 0u;
+    mbar_init(full(threadIdx.x), 33u);  // lane 0's expect_tx + 32 lanes' cp.async arrivals
+    mbar_init(empty(threadIdx.x), T::kThreads);
+    done[threadIdx.x] = 0u;
+  }
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  __syncthreads();
+
+  const int s_begin = blockIdx.z * a.stages_per_split;
+  const int s_end = min(a.stages, s_begin + a.stages_per_split);
+
+  float acc[T::kTM][T::kTN];
+#pragma unroll
+  for (int i = 0; i < T::kTM; ++i)
+#pragma unroll
+    for (int j = 0; j < T::kTN; ++j) acc[i][j] = 0.0f;
+
+  if (a.producer_last) {
+    // The warp that finishes a stage last refills its buffer with the stage `depth` later, at
+    // once: no warp waits for a free buffer, and the copies start as early as they can.
+    constexpr unsigned kWarps = T::kThreads / 32;
+    if (warp == 0)
+      for (int i = 0; i < depth && s_begin + i < s_end; ++i)
+        produce_stage<T>(a, &map_a, &map_b, buffer(i), full(i), s_begin + i, m0, n0, groups);
+    int cur = 0;
+    unsigned phase = 0;
+    for (int s = s_begin; s < s_end; ++s) {
+      mbar_wait(full(cur), phase);
+      compute_stage<T, T::kBN>(buffer(cur), a.w_s, ty, tx, group, acc);
+      __syncwarp();
+      unsigned last = 0;
+      if (lane == 0) {
+        __threadfence_block();
+        last = atomicAdd(done + cur, 1u) % kWarps == kWarps - 1;
+      }
+      last = __shfl_sync(0xFFFFFFFFu, last, 0);
+      if (last && s + depth < s_end) {
+        __threadfence_block();
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        produce_stage<T>(a, &map_a, &map_b, buffer(cur), full(cur), s + depth, m0, n0, groups);
+      }
+      if (++cur == depth) {
+        cur = 0;
+        phase ^= 1u;
+      }
+    }
+    store_tile<T>(a, acc, m0 + ty * T::kTM, n0 + tx * 4);
+    return;
+  }
+
+  const int ahead = depth - 1;
+  if (warp == 0)
+    for (int i = 0; i < ahead && s_begin + i < s_end; ++i)
+      produce_stage<T>(a, &map_a, &map_b, buffer(i), full(i), s_begin + i, m0, n0, groups);
+
+  int cur = 0;
+  unsigned phase = 0;  // parity of the current use of buffer `cur`
+  for (int s = s_begin; s < s_end; ++s) {
+    const StageBuffer here = buffer(cur);
+    if (warp == 0 && s + ahead < s_end) {
+      // Refill the buffer of stage s - 1 (a fresh one for the first stage) with stage s + ahead,
+      // once every thread is done with stage s - 1.
+      const int local = s - s_begin;
+      const int fill = cur == 0 ? depth - 1 : cur - 1;
+      if (local >= 1) mbar_wait(empty(fill), static_cast<unsigned>(((local - 1) / depth) & 1));
+      produce_stage<T>(a, &map_a, &map_b, buffer(fill), full(fill), s + ahead, m0, n0, groups);
+    }
+    mbar_wait(full(cur), phase);
+    compute_stage<T, T::kBN>(here, a.w_s, ty, tx, group, acc);
+    mbar_arrive(empty(cur));
+    if (++cur == depth) {
+      cur = 0;
+      phase ^= 1u;
+    }
+  }
+
+  store_tile<T>(a, acc, m0 + ty * T::kTM, n0 + tx * 4);
+#endif
+}
+
+/// Shared memory of a bulk launch (config.hpp: bulk_smem_bytes).
+template <class T>
+int64_t bulk_smem_bytes(const SpmmArgs& a) {
+  const TileShape t{TileId::Huge, "", T::kBM, T::kBN, T::kTM, T::kTN, T::kThreads, 1.0};
+  return nm::bulk_smem_bytes(t, a.w_s, a.k_s, groups_per_block(t, a.l), a.depth);
+}
+
+}  // namespace spx::kernels::nm::detail
