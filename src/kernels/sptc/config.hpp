@@ -2,10 +2,12 @@
 // C++ (no CUDA): the plan, the kernels and the CPU tests include it. See README.md.
 //
 // One thread block computes a BLOCK_TILE x BN tile of C: one panel of the reorder (BLOCK_TILE
-// rows, BLOCK_TILE / 16 row slices) times BN columns of B. Four warps split BN; each warp owns
-// every row slice of the panel times BN / 4 columns, so a B fragment loaded by ldmatrix feeds
-// BLOCK_TILE / 16 mma.sp and an A fragment feeds BN / 32. A k step is a pair of m16n8k32 k tiles
-// (64 B rows gathered), kStages steps in flight (cp.async), the gather indices one step further.
+// rows, BLOCK_TILE / 16 row slices) times BN columns of B. Four warps split BN (two rows of them
+// at BLOCK_TILE 128); a warp owns up to four row slices times BN / 4 columns, so a B fragment
+// loaded by ldmatrix feeds up to four mma.sp and an A fragment feeds BN / 32. A k step is a pair
+// of m16n8k32 k tiles (64 B rows gathered), kStages steps in flight (cp.async), the gather
+// indices one step further (or, resident A, the whole panel's indices, A and metadata loaded
+// once per block).
 #pragma once
 
 #include <cstdint>
