@@ -109,8 +109,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const int tiles[3] = {16, 32, 64};
-    std::map<std::pair<double, int64_t>, std::array<Cell, 3>> cells;
+    constexpr int kTiles = spx::plan::kSptcMaxBlockTiles;
+    const int tiles[kTiles] = {16, 32, 64, 128};  // 128: V >= 2 only
+    std::map<std::pair<double, int64_t>, std::array<Cell, kTiles>> cells;
     for (double level : o.sparsities) {
       std::vector<std::string> files = smtx_files(o.dlmc, level);
       if (o.max_files > 0 && static_cast<int64_t>(files.size()) > o.max_files)
@@ -129,9 +130,10 @@ int main(int argc, char** argv) {
           view.num_vectors = static_cast<int64_t>(f.col_ind.size());
           spx::plan::SptcReorderConfig cfg;
           cfg.threads = o.threads;
-          std::array<Cell, 3>& row = cells[{level, v}];
-          std::array<double, 3> costs{};
-          for (int t = 0; t < 3; ++t) {
+          std::array<Cell, kTiles>& row = cells[{level, v}];
+          std::array<double, kTiles> costs{};
+          const int count = v >= 2 ? kTiles : kTiles - 1;
+          for (int t = 0; t < count; ++t) {
             cfg.block_tile = tiles[t];
             const spx::plan::SptcLayout L = spx::plan::sptc_reorder(view, cfg);
             const spx::plan::SptcReorderStats& s = L.stats;
@@ -147,7 +149,7 @@ int main(int argc, char** argv) {
           }
           // The plan's choice (choose_block_tile's rule: lowest cost, ties to the larger tile).
           int best = 0;
-          for (int t = 1; t < 3; ++t)
+          for (int t = 1; t < count; ++t)
             if (costs[static_cast<size_t>(t)] <= costs[static_cast<size_t>(best)]) best = t;
           ++row[static_cast<size_t>(best)].chosen;
         }
@@ -161,8 +163,9 @@ int main(int argc, char** argv) {
     std::fprintf(out, "sparsity,vec,block_tile,matrices,success_rate,panels_within_k,"
                       "retries_per_unit,padding_share,reorder_ms_mean,chosen_share\n");
     for (const auto& [key, row] : cells)
-      for (int t = 0; t < 3; ++t) {
+      for (int t = 0; t < kTiles; ++t) {
         const Cell& c = row[static_cast<size_t>(t)];
+        if (c.matrices == 0) continue;  // BLOCK_TILE 128 at V = 1
         const double n = std::max<int64_t>(1, c.matrices);
         std::fprintf(out, "%.2f,%lld,%d,%lld,%.4f,%.4f,%.4f,%.4f,%.2f,%.4f\n", key.first,
                      static_cast<long long>(key.second), tiles[t],

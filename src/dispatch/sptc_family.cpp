@@ -36,13 +36,22 @@ plan::SortedBcrs sorted_structure(const SpmmProblem& p) {
                                    host.idx.data());
 }
 
-int forced_block_tile() {
-  const char* v = std::getenv("SPX_SPTC_BLOCK_TILE");
-  if (v == nullptr || *v == '\0') return 0;
-  const int bt = std::atoi(v);
-  if (bt == 16 || bt == 32 || bt == 64) return bt;
-  log::info("SPX_SPTC_BLOCK_TILE=%s ignored: not 16, 32 or 64", v);
+int forced_block_tile(int64_t v) {
+  const char* e = std::getenv("SPX_SPTC_BLOCK_TILE");
+  if (e == nullptr || *e == '\0') return 0;
+  const int bt = std::atoi(e);
+  if ((bt == 16 || bt == 32 || bt == 64 || bt == 128) && bt / v <= 64) return bt;
+  log::info("SPX_SPTC_BLOCK_TILE=%s ignored: not 16, 32, 64 or 128 (128: V >= 2)", e);
   return 0;
+}
+
+/// SPX_SPTC_<name>=0|1 (experiments): -1 when unset.
+int env_switch(const char* name) {
+  const char* e = std::getenv(name);
+  if (e == nullptr || *e == '\0') return -1;
+  if ((e[0] == '0' || e[0] == '1') && e[1] == '\0') return e[0] - '0';
+  log::info("%s=%s ignored: not 0 or 1", name, e);
+  return -1;
 }
 
 /// Roofline model of the speedup over dense cuBLAS HGEMM (README.md): the kernel is bound by the
@@ -80,6 +89,8 @@ class SptcSpmm final : public SpmmKernelPlan {
     b_order_ = p.B.order;
     device::check(ks::spmm_load(block_tile_, bf16_), "loading the SpTC SpMM kernels");
     device::check(ks::pack_values_load(), "loading the SpTC value packing kernel");
+    max_pairs_ = s.max_pairs;
+    if (!s.row_map.empty()) row_map_ = device::upload(s.row_map, p.h.stream);
     panel_info_ = device::upload(s.panel_info, p.h.stream);
     panel_order_ = device::upload(s.panel_order, p.h.stream);
     gather_ = device::upload(s.gather, p.h.stream);
@@ -91,9 +102,22 @@ class SptcSpmm final : public SpmmKernelPlan {
     meta_bytes_ = s.metadata_bytes();
     dense_fraction_ = s.dense_fraction();
 
-    const ks::SptcConfig rule = ks::choose_config(block_tile_, panels_, n_, p.h.sm_count);
-    // The rule's choice first (the plan runs it), then the other BN, and each BN with one tile
-    // per block (more blocks, no streaming across tiles).
+    const bool aligned = ks::b_aligned(p.B.values, p.B.ld, p.B.order);
+    ks::SptcConfig rule =
+        ks::choose_config(block_tile_, panels_, n_, p.h.sm_count, max_pairs_, aligned);
+    const int force_resident = env_switch("SPX_SPTC_RESIDENT");
+    const int resident_smem = ks::smem_bytes(block_tile_, 128, true, max_pairs_);
+    const bool resident_ok = block_tile_ >= 64 && n_ > 64 && resident_smem <= ks::kMaxSmemPerBlock;
+    if (force_resident >= 0 && (force_resident == 0 || resident_ok) &&
+        (force_resident == 1) != rule.resident) {
+      rule.resident = force_resident == 1;
+      rule.bn = rule.resident ? 128 : rule.bn;
+      rule.tiles_per_block = ks::tiles_per_block_for(
+          panels_, n_, block_tile_, rule.bn, p.h.sm_count,
+          rule.resident ? resident_smem : 0);
+    }
+    // The rule's choice first (the plan runs it), then the other BN, each BN with one tile per
+    // block (more blocks, no streaming across tiles), and the resident-A kernel.
     auto add = [&](const ks::SptcConfig& c) {
       if (c.bn == 128 && n_ <= 64) return;
       for (const ks::SptcConfig& o : candidates_)
@@ -110,6 +134,15 @@ class SptcSpmm final : public SpmmKernelPlan {
       c.tiles_per_block = 1;
       add(c);
     }
+    if (resident_ok) {
+      ks::SptcConfig c;
+      c.block_tile = block_tile_;
+      c.bn = 128;
+      c.resident = true;
+      c.tiles_per_block =
+          ks::tiles_per_block_for(panels_, n_, block_tile_, 128, p.h.sm_count, resident_smem);
+      if (c.tiles_per_block >= 2) add(c);
+    }
     if (const char* force = std::getenv("SPX_SPTC_TILES_PER_BLOCK")) {
       const int tpb = std::atoi(force);
       if (tpb >= 1)
@@ -125,8 +158,9 @@ class SptcSpmm final : public SpmmKernelPlan {
         log::info("SPX_SPTC_FORCE_CANDIDATE=%s ignored: the plan has %d candidates", force,
                   candidate_count());
     }
-    suffix_ = strf("; k tiles %lld, skipped %lld, retries %lld, pad %lld; %.1f%% of dense; B %s, "
-                   "C %s %s",
+    suffix_ = strf("; %sk tiles %lld, skipped %lld, retries %lld, pad %lld; %.1f%% of dense; "
+                   "B %s, C %s %s",
+                   s.row_map.empty() ? "" : "clustered rows, ",
                    ll(storage_stats_.tiles / std::max<int64_t>(1, s.slices)),
                    ll(storage_stats_.columns_skipped), ll(storage_stats_.retries),
                    ll(storage_stats_.padding_columns), 100.0 * dense_fraction_,
@@ -144,6 +178,8 @@ class SptcSpmm final : public SpmmKernelPlan {
     a.panel_info = panel_info_.as<int32_t>();
     a.panel_order = panel_order_.as<int32_t>();
     a.gather = gather_.as<int32_t>();
+    a.row_map = row_map_.bytes() > 0 ? row_map_.as<int32_t>() : nullptr;
+    a.max_pairs = max_pairs_;
     a.metadata = metadata_.as<uint32_t>();
     a.values = values_.get();
     a.bf16 = bf16_;
@@ -180,7 +216,7 @@ class SptcSpmm final : public SpmmKernelPlan {
   /// Device bytes besides the values: what the kernel reads plus the value slot map of updates.
   size_t metadata_bytes() const {
     return panel_info_.bytes() + panel_order_.bytes() + gather_.bytes() + metadata_.bytes() +
-           value_slot_.bytes();
+           value_slot_.bytes() + row_map_.bytes();
   }
   size_t values_bytes() const { return values_.bytes(); }
   int64_t slots() const { return slots_; }
@@ -190,10 +226,11 @@ class SptcSpmm final : public SpmmKernelPlan {
   bool bf16_ = false;
   int block_tile_ = 32;
   int64_t m_ = 0, k_ = 0, n_ = 0, panels_ = 0, slots_ = 0;
+  int max_pairs_ = 0;
   int64_t index_bytes_ = 0, meta_bytes_ = 0;
   double dense_fraction_ = 0;
   spxOrder_t b_order_ = SPX_ORDER_ROW;
-  device::Buffer panel_info_, panel_order_, gather_, metadata_, value_slot_, values_;
+  device::Buffer row_map_, panel_info_, panel_order_, gather_, metadata_, value_slot_, values_;
   std::vector<ks::SptcConfig> candidates_;
   int selected_ = 0;
   std::string suffix_;
@@ -233,12 +270,16 @@ std::unique_ptr<SpmmKernelPlan> build_sptc_spmm(const SpmmProblem& p, spxPlanInf
               ll(sorted.duplicate_block_row));
   plan::SptcReorderConfig cfg;
   cfg.threads = 0;
-  const int forced = forced_block_tile();
+  const int cluster = env_switch("SPX_SPTC_CLUSTER");  // 0: identity, 1: always clustered
+  cfg.row_order = cluster < 0    ? plan::SptcRowOrder::kAuto
+                  : cluster == 0 ? plan::SptcRowOrder::kIdentity
+                                 : plan::SptcRowOrder::kClustered;
+  const int forced = forced_block_tile(vec_len_of(p.A));
   plan::SptcLayout layout;
-  std::array<double, 3> costs{};
+  std::array<double, plan::kSptcMaxBlockTiles> costs{};
   if (forced > 0) {
     cfg.block_tile = forced;
-    layout = plan::sptc_reorder(sorted.view(), cfg);
+    layout = plan::sptc_reorder(sorted.view(), cfg, plan::sptc_row_order(sorted.view(), forced, cfg));
   } else {
     layout = plan::choose_block_tile(sorted.view(), cfg, plan::sptc_b_row_cost(p.B.cols), &costs);
   }
@@ -255,11 +296,12 @@ std::unique_ptr<SpmmKernelPlan> build_sptc_spmm(const SpmmProblem& p, spxPlanInf
   info.columns_skipped = layout.stats.columns_skipped;
   info.reorder_retries = layout.stats.retries;
   info.predicted_speedup = predicted_speedup(p, storage);
-  log::info("SpTC plan: BLOCK_TILE %lld%s (costs 16/32/64: %.0f %.0f %.0f), reorder %.3f s, "
-            "%lld k tiles, %lld retries, %lld columns skipped, kernel index %lld B + metadata "
-            "%lld B, %.1f%% of dense fp16",
-            ll(layout.block_tile), forced > 0 ? " (SPX_SPTC_BLOCK_TILE)" : "", costs[0], costs[1],
-            costs[2], layout.stats.seconds, ll(layout.stats.tiles), ll(layout.stats.retries),
+  log::info("SpTC plan: BLOCK_TILE %lld%s%s (costs 16/32/64/128: %.0f %.0f %.0f %.0f), reorder "
+            "%.3f s, %lld k tiles, %lld retries, %lld columns skipped, kernel index %lld B + "
+            "metadata %lld B, %.1f%% of dense fp16",
+            ll(layout.block_tile), forced > 0 ? " (SPX_SPTC_BLOCK_TILE)" : "",
+            layout.row_order.empty() ? "" : ", clustered rows", costs[0], costs[1], costs[2],
+            costs[3], layout.stats.seconds, ll(layout.stats.tiles), ll(layout.stats.retries),
             ll(layout.stats.columns_skipped), ll(storage.index_bytes()),
             ll(storage.metadata_bytes()), 100.0 * storage.dense_fraction());
   return k;

@@ -32,17 +32,24 @@ struct PanelScratch {
   explicit PanelScratch(int64_t cols) : kept_of(static_cast<size_t>(cols), -1) {}
 };
 
-void build_panel(const BcrsView& a, const SptcReorderConfig& cfg, int64_t panel,
-                 PanelScratch& scratch, PanelOut& out) {
+/// Block row i of the reordered matrix.
+inline int64_t block_row_at(const std::vector<int32_t>& order, int64_t i) {
+  return order.empty() ? i : order[static_cast<size_t>(i)];
+}
+
+void build_panel(const BcrsView& a, const SptcReorderConfig& cfg,
+                 const std::vector<int32_t>& order, int64_t panel, PanelScratch& scratch,
+                 PanelOut& out) {
   const int64_t v = a.vec_len, bt = cfg.block_tile;
-  const int64_t br_per_panel = bt / v;
+  const int64_t br_per_panel = bt / v;  // vector rows of the panel: one mask bit each (<= 64)
   const int64_t br0 = panel * br_per_panel;
   const int64_t br1 = std::min<int64_t>(br0 + br_per_panel, a.rows / v);
 
   // Kept columns (any nonzero in the panel), in original order.
   std::vector<int32_t> kept;
-  for (int64_t br = br0; br < br1; ++br)
-    for (int32_t i = a.block_row_ptr[br]; i < a.block_row_ptr[br + 1]; ++i) {
+  for (int64_t pr = br0; pr < br1; ++pr)
+    for (int64_t br = block_row_at(order, pr), i = a.block_row_ptr[br];
+         i < a.block_row_ptr[br + 1]; ++i) {
       const int32_t c = a.block_col[i];
       if (scratch.kept_of[c] < 0) {
         scratch.kept_of[c] = 0;
@@ -52,15 +59,15 @@ void build_panel(const BcrsView& a, const SptcReorderConfig& cfg, int64_t panel,
   std::sort(kept.begin(), kept.end());
   for (size_t k = 0; k < kept.size(); ++k) scratch.kept_of[kept[k]] = static_cast<int32_t>(k);
 
-  // Row masks and vector indices of the kept columns.
+  // Vector-row masks (bit j: vector row j of the panel) and vector indices of the kept columns.
   std::vector<uint64_t> mask(kept.size(), 0);
   std::vector<int32_t> vec(kept.size() * static_cast<size_t>(br_per_panel), -1);
-  const uint64_t vec_bits = (1ull << v) - 1;
-  for (int64_t br = br0; br < br1; ++br)
-    for (int32_t i = a.block_row_ptr[br]; i < a.block_row_ptr[br + 1]; ++i) {
+  for (int64_t pr = br0; pr < br1; ++pr)
+    for (int64_t br = block_row_at(order, pr), i = a.block_row_ptr[br];
+         i < a.block_row_ptr[br + 1]; ++i) {
       const int32_t k = scratch.kept_of[a.block_col[i]];
-      mask[k] |= vec_bits << ((br - br0) * v);
-      vec[static_cast<size_t>(k) * br_per_panel + (br - br0)] = i;
+      mask[k] |= 1ull << (pr - br0);
+      vec[static_cast<size_t>(k) * br_per_panel + (pr - br0)] = static_cast<int32_t>(i);
     }
   for (int32_t c : kept) scratch.kept_of[c] = -1;
   out.kept = static_cast<int64_t>(kept.size());
@@ -70,6 +77,7 @@ void build_panel(const BcrsView& a, const SptcReorderConfig& cfg, int64_t panel,
   // columns only those that keep every row of the panel at <= 8 nonzeros in the unit (a unit of
   // 16 positions in 4 groups of 4 holds at most 2 per group and row): the necessary condition of
   // a grouping, met before the search instead of by retries. Skipped columns keep their place.
+  // (Counts are per vector row: its rows share the pattern.)
   std::vector<int32_t> queue(kept.size());
   for (size_t k = 0; k < kept.size(); ++k) queue[k] = static_cast<int32_t>(k);
   size_t head = 0;
@@ -159,9 +167,9 @@ void build_panel(const BcrsView& a, const SptcReorderConfig& cfg, int64_t panel,
           int32_t slot[2] = {-1, -1};
           for (int e = 0; e < 4; ++e) {
             const int32_t k = slots[u][orders[u][4 * (c % 4) + e]];
-            if (k < 0 || !(mask[k] >> r & 1ull)) continue;
+            if (k < 0 || !(mask[k] >> (r / v) & 1ull)) continue;
             SPX_EXPECTS(n < 2, SPX_STATUS_INTERNAL_ERROR, "sptc: chunk is not 2:4");
-            const int32_t vi = vec[static_cast<size_t>(k) * br_per_panel + r / a.vec_len];
+            const int32_t vi = vec[static_cast<size_t>(k) * br_per_panel + r / v];
             slot[n] = vi * static_cast<int32_t>(a.vec_len) + static_cast<int32_t>(r % a.vec_len);
             pos[n++] = e;
           }
@@ -211,12 +219,29 @@ void validate_bcrs_structure(const BcrsView& a) {
                     "sptc: columns not strictly increasing in block row %lld", static_cast<ll>(br));
 }
 
-SptcLayout sptc_reorder(const BcrsView& a, const SptcReorderConfig& config) {
+SptcLayout sptc_reorder(const BcrsView& a, const SptcReorderConfig& config,
+                        const std::vector<int32_t>& row_order) {
   const auto start = std::chrono::steady_clock::now();
-  SPX_CHECK_ARG(config.block_tile == 16 || config.block_tile == 32 || config.block_tile == 64,
-                "sptc: block_tile %d is not 16, 32 or 64", config.block_tile);
+  SPX_CHECK_ARG(config.block_tile == 16 || config.block_tile == 32 || config.block_tile == 64 ||
+                    config.block_tile == 128,
+                "sptc: block_tile %d is not 16, 32, 64 or 128", config.block_tile);
   SPX_CHECK_ARG(config.max_pair_checks > 0, "sptc: max_pair_checks must be positive");
   validate_bcrs_structure(a);
+  SPX_CHECK_ARG(config.block_tile / a.vec_len <= 64,
+                "sptc: block_tile %d holds more than 64 vectors of length %lld", config.block_tile,
+                static_cast<ll>(a.vec_len));
+  const int64_t brows = a.rows / a.vec_len;
+  if (!row_order.empty()) {
+    SPX_CHECK_ARG(static_cast<int64_t>(row_order.size()) == brows,
+                  "sptc: row_order has %lld entries for %lld block rows",
+                  static_cast<ll>(row_order.size()), static_cast<ll>(brows));
+    std::vector<char> seen(static_cast<size_t>(brows), 0);
+    for (int32_t r : row_order) {
+      SPX_CHECK_ARG(r >= 0 && r < brows && !seen[static_cast<size_t>(r)],
+                    "sptc: row_order is not a permutation of the block rows");
+      seen[static_cast<size_t>(r)] = 1;
+    }
+  }
 
   SptcLayout L;
   L.rows = a.rows;
@@ -224,6 +249,7 @@ SptcLayout sptc_reorder(const BcrsView& a, const SptcReorderConfig& config) {
   L.vec_len = a.vec_len;
   L.block_tile = config.block_tile;
   L.panels = (a.rows + config.block_tile - 1) / config.block_tile;
+  L.row_order = row_order;
   std::vector<PanelOut> outs(static_cast<size_t>(L.panels));
 
   int threads = config.threads > 0 ? config.threads
@@ -233,7 +259,7 @@ SptcLayout sptc_reorder(const BcrsView& a, const SptcReorderConfig& config) {
   auto work = [&]() {
     PanelScratch scratch(a.cols);
     for (int64_t p; (p = next.fetch_add(1)) < L.panels;)
-      build_panel(a, config, p, scratch, outs[static_cast<size_t>(p)]);
+      build_panel(a, config, row_order, p, scratch, outs[static_cast<size_t>(p)]);
   };
   if (threads == 1) {
     work();
@@ -290,18 +316,101 @@ double sptc_layout_cost(const SptcLayout& L, double b_row_cost) {
   return cost;
 }
 
+int sptc_block_tiles(int64_t v, int (&tiles)[kSptcMaxBlockTiles]) {
+  int n = 0;
+  for (int bt : {16, 32, 64, 128})
+    if (bt / v <= 64) tiles[n++] = bt;
+  return n;
+}
+
+int64_t sptc_panel_union_k(const BcrsView& a, int64_t block_tile,
+                           const std::vector<int32_t>& row_order) {
+  const int64_t brows = a.rows / a.vec_len, per = std::max<int64_t>(1, block_tile / a.vec_len);
+  std::vector<int64_t> stamp(static_cast<size_t>(a.cols), -1);
+  int64_t total = 0;
+  for (int64_t p0 = 0; p0 < brows; p0 += per) {
+    int64_t kept = 0;
+    for (int64_t pr = p0; pr < std::min(brows, p0 + per); ++pr)
+      for (int64_t br = block_row_at(row_order, pr), i = a.block_row_ptr[br];
+           i < a.block_row_ptr[br + 1]; ++i) {
+        int64_t& st = stamp[static_cast<size_t>(a.block_col[i])];
+        if (st != p0) {
+          st = p0;
+          ++kept;
+        }
+      }
+    total += (kept + 31) / 32 * 32;
+  }
+  return total;
+}
+
+namespace {
+
+/// The clustered order when `mode` takes it over the identity for panels of block_tile.
+bool take_clustered(const BcrsView& a, int block_tile, const std::vector<int32_t>& clustered,
+                    SptcRowOrder mode) {
+  if (clustered.empty() || mode == SptcRowOrder::kIdentity) return false;
+  if (mode == SptcRowOrder::kClustered) return true;
+  return static_cast<double>(sptc_panel_union_k(a, block_tile, clustered)) <
+         0.98 * static_cast<double>(sptc_panel_union_k(a, block_tile));
+}
+
+}  // namespace
+
+std::vector<int32_t> sptc_row_order(const BcrsView& a, int block_tile,
+                                    const SptcReorderConfig& config) {
+  if (config.row_order == SptcRowOrder::kIdentity) return {};
+  validate_bcrs_structure(a);
+  std::vector<int32_t> order = sptc_cluster_rows(
+      a, std::max<int64_t>(1, block_tile / a.vec_len), 4096, config.threads);
+  if (!take_clustered(a, block_tile, order, config.row_order)) order.clear();
+  return order;
+}
+
 SptcLayout choose_block_tile(const BcrsView& a, SptcReorderConfig config, double b_row_cost,
-                             std::array<double, 3>* costs) {
-  const int tiles[3] = {16, 32, 64};
+                             std::array<double, kSptcMaxBlockTiles>* costs) {
+  validate_bcrs_structure(a);
+  int tiles[kSptcMaxBlockTiles];
+  const int count = sptc_block_tiles(a.vec_len, tiles);
+  if (costs) costs->fill(0.0);
+  // One clustering at the largest panel: its groups are built row by row, most shared columns
+  // first, so their halves and quarters are good smaller panels too.
+  std::vector<int32_t> clustered;
+  if (config.row_order != SptcRowOrder::kIdentity)
+    clustered = sptc_cluster_rows(a, tiles[count - 1] / a.vec_len, 4096, config.threads);
+  // A lower bound of each tile's cost from its kept columns (2:4 padding only adds), so the
+  // reorders run most promising first and a tile whose bound cannot beat the best is skipped.
+  struct Candidate {
+    int index = 0;
+    bool clustered = false;
+    double bound = 0;
+  };
+  std::vector<Candidate> order(static_cast<size_t>(count));
+  for (int i = 0; i < count; ++i) {
+    Candidate& c = order[static_cast<size_t>(i)];
+    c.index = i;
+    c.clustered = take_clustered(a, tiles[i], clustered, config.row_order);
+    c.bound = static_cast<double>(
+                  sptc_panel_union_k(a, tiles[i], c.clustered ? clustered : std::vector<int32_t>{})) *
+              (static_cast<double>(tiles[i]) + b_row_cost);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Candidate& x, const Candidate& y) { return x.bound < y.bound; });
   SptcLayout best;
   bool have = false;
-  for (int i = 0; i < 3; ++i) {
-    config.block_tile = tiles[i];
-    SptcLayout L = sptc_reorder(a, config);
-    const double cost = sptc_layout_cost(L, b_row_cost);
-    L.stats.cost = cost;
-    if (costs) (*costs)[i] = cost;
-    if (!have || cost <= best.stats.cost) {
+  for (const Candidate& c : order) {
+    const int bt = tiles[c.index];
+    // Lowest cost wins, ties go to the larger tile.
+    auto beats = [&](double cost) {
+      return !have || cost < best.stats.cost || (cost == best.stats.cost && bt > best.block_tile);
+    };
+    if (costs) (*costs)[static_cast<size_t>(c.index)] = c.bound;
+    if (!beats(c.bound)) continue;
+    config.block_tile = bt;
+    SptcLayout L = sptc_reorder(a, config, c.clustered ? clustered : std::vector<int32_t>{});
+    L.stats.cost = sptc_layout_cost(L, b_row_cost);
+    if (costs) (*costs)[static_cast<size_t>(c.index)] = L.stats.cost;
+    if (beats(L.stats.cost)) {
       best = std::move(L);
       have = true;
     }

@@ -2,6 +2,11 @@
 // Jigsaw that turns any vector-sparse matrix (BCRS with V in {1, 2, 4, 8, 16}; CSR is V = 1) into
 // tiles that satisfy the 2:4 rule of mma.sp, and the reorder-aware storage the kernels read.
 //
+// Row clustering (optional, sptc_cluster_rows): the vector rows of A are first permuted so that
+// rows sharing columns land in the same panel (greedy, most shared columns first); a panel then
+// keeps fewer columns and its gathered B rows serve more rows of A. The layout records the order
+// (row_order) and the kernel writes each row of C back to its original place.
+//
 // Granularities (rows of A are cut into panels of BLOCK_TILE rows; one thread block per panel):
 //   panel  (BLOCK_TILE rows): columns with no nonzero in the panel are skipped; the others are the
 //          panel's kept columns, and the kernel gathers the B rows of col_idx into shared memory.
@@ -9,7 +14,9 @@
 //          grouped into four compatible groups of 4 (every row of the panel has at most 2
 //          nonzeros in each group). block_col_idx lists, for the MMA's k position q, the unit
 //          position it reads. One grouping serves every 16-row slice of the panel (the B tile in
-//          shared memory is shared), so compatibility is checked over all BLOCK_TILE rows.
+//          shared memory is shared), so compatibility is checked over all BLOCK_TILE rows. The
+//          rows of one vector share their columns, so the search works on vector rows (one bit
+//          each, at most 64 per panel: BLOCK_TILE 128 needs V >= 2).
 //   tile   (16 rows x 32 k of mma.sp m16n8k32 = 2 units): the 2:4 metadata and compressed values.
 //
 // Unit search (sptc_group_unit): "bidirectional" in the sense of the paper's Algorithm 1. All
@@ -42,6 +49,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -49,14 +57,22 @@
 
 namespace spx::plan {
 
+/// Which block-row order choose_block_tile cuts panels from.
+enum class SptcRowOrder {
+  kIdentity,   ///< the matrix's own order
+  kAuto,       ///< the clustered order where it keeps at least 2 % fewer columns
+  kClustered,  ///< always the clustered order (tests, experiments)
+};
+
 /// Tunables of the reorder.
 struct SptcReorderConfig {
-  int block_tile = 32;                ///< BLOCK_TILE rows: 16, 32 or 64
+  int block_tile = 32;                ///< BLOCK_TILE rows: 16, 32, 64 or 128 (128: V >= 2)
   int threads = 0;                    ///< worker threads over panels; 0 = hardware concurrency
   bool prefer_conflict_free = true;   ///< prefer bank-conflict-free unit groupings
   int64_t max_pair_checks = 4096;     ///< search budget per unit attempt (then it counts as failed)
   bool balance_units = true;          ///< fill units keeping every row at <= 8 nonzeros
   int64_t lookahead = 256;            ///< queued columns a balanced unit may look at
+  SptcRowOrder row_order = SptcRowOrder::kAuto;  ///< choose_block_tile's row order
 };
 
 struct SptcReorderStats {
@@ -77,6 +93,14 @@ struct SptcReorderStats {
 /// 32); tiles of panel p are [panel_tile[p], panel_tile[p + 1]), ordered (row slice, k tile).
 struct SptcLayout {
   int64_t rows = 0, cols = 0, vec_len = 1, block_tile = 0, panels = 0;
+  /// Block-row order the panels were cut from: panel p holds block rows row_order[p * BT / V ..];
+  /// empty = the identity. Row r of panel p is A's row original_row(p, r) (or past the end).
+  std::vector<int32_t> row_order;
+  int64_t original_row(int64_t panel, int64_t r) const {
+    const int64_t i = panel * block_tile + r;  // row in the reordered matrix
+    if (row_order.empty() || i >= rows) return i;
+    return static_cast<int64_t>(row_order[static_cast<size_t>(i / vec_len)]) * vec_len + i % vec_len;
+  }
   std::vector<int64_t> panel_k;       ///< panels + 1
   std::vector<int64_t> panel_tile;    ///< panels + 1
   std::vector<int32_t> col_idx;       ///< per k position: original column gathered there, -1 = zero
@@ -93,7 +117,31 @@ struct SptcLayout {
 void validate_bcrs_structure(const BcrsView& a);
 
 /// The multi-granularity reorder at config.block_tile (validates first). Blocks; uses threads.
-SptcLayout sptc_reorder(const BcrsView& a, const SptcReorderConfig& config = {});
+/// row_order (optional): a permutation of the block rows (sptc_cluster_rows); empty = identity.
+SptcLayout sptc_reorder(const BcrsView& a, const SptcReorderConfig& config = {},
+                        const std::vector<int32_t>& row_order = {});
+
+/// A block-row order that puts rows sharing columns into the same group of `group` block rows
+/// (greedy: a group starts from the unused row with the most nonzeros and repeatedly takes the
+/// unused row sharing the most columns with the group's union, ties to fewer new columns). Rows
+/// are clustered within chunks of `chunk` block rows (bounded cost; chunks run on `threads`).
+/// a must be valid (validate_bcrs_structure).
+std::vector<int32_t> sptc_cluster_rows(const BcrsView& a, int64_t group, int64_t chunk = 4096,
+                                       int threads = 0);
+
+/// Sum over panels of BLOCK_TILE rows (block rows in `row_order`, empty = identity) of the
+/// panel's kept columns rounded up to 32: the reorder's k before 2:4 padding, in linear time.
+int64_t sptc_panel_union_k(const BcrsView& a, int64_t block_tile,
+                           const std::vector<int32_t>& row_order = {});
+
+/// The row order config.row_order gives panels of BLOCK_TILE block_tile: empty (identity) or
+/// a clustered order (sptc_cluster_rows at group block_tile / V).
+std::vector<int32_t> sptc_row_order(const BcrsView& a, int block_tile,
+                                    const SptcReorderConfig& config);
+
+/// The BLOCK_TILE values the plan considers for vector length v: 16, 32, 64, and 128 when v >= 2.
+constexpr int kSptcMaxBlockTiles = 4;
+int sptc_block_tiles(int64_t v, int (&tiles)[kSptcMaxBlockTiles]);
 
 /// The B-row cost the SpTC plan uses (kernels/sptc/README.md: every k position of a panel
 /// gathers one B row into shared memory, worth about this many rows of mma.sp work).
@@ -114,11 +162,16 @@ inline double sptc_b_row_cost(int64_t n) {
 /// reuses each gathered B row for fewer rows).
 double sptc_layout_cost(const SptcLayout& layout, double b_row_cost);
 
-/// Picks BLOCK_TILE in {16, 32, 64} by sptc_layout_cost: lowest cost wins, ties go to the larger
-/// tile. Returns the chosen layout (stats.cost set; `costs` gets all three).
+/// Picks BLOCK_TILE among sptc_block_tiles by sptc_layout_cost: lowest cost wins, ties go to the
+/// larger tile. Each BLOCK_TILE takes the row order config.row_order says (kAuto: the clustered
+/// order where sptc_panel_union_k is at least 2 % lower than the identity's). The reorders run
+/// in the order of a lower bound of their cost (kept columns rounded to 32, before 2:4 padding)
+/// and a tile whose bound cannot beat the best layout so far is not reordered. Returns the
+/// chosen layout (stats.cost set; `costs` gets every BLOCK_TILE's cost, or its bound where it
+/// was skipped, 0 where not considered).
 SptcLayout choose_block_tile(const BcrsView& a, SptcReorderConfig config = {},
                              double b_row_cost = kSptcBRowCost,
-                             std::array<double, 3>* costs = nullptr);
+                             std::array<double, kSptcMaxBlockTiles>* costs = nullptr);
 
 /// Result of grouping one unit of 16 positions.
 struct SptcUnitGrouping {

@@ -26,7 +26,8 @@ int fragment_source(int lane, int e) {
 }  // namespace
 
 int64_t SptcStorage::index_bytes() const {
-  return static_cast<int64_t>((gather.size() + panel_info.size() + panel_order.size()) * 4);
+  return static_cast<int64_t>(
+      (gather.size() + panel_info.size() + panel_order.size() + row_map.size()) * 4);
 }
 
 double SptcStorage::dense_fraction() const {
@@ -52,6 +53,16 @@ SptcStorage sptc_build_storage(const SptcLayout& L, const std::vector<int32_t>& 
     s.panel_info[2 * p] = static_cast<int32_t>(pairs);
     s.panel_info[2 * p + 1] = static_cast<int32_t>(ktiles);
     pairs += (ktiles + 1) / 2;
+    s.max_pairs = std::max(s.max_pairs, static_cast<int32_t>((ktiles + 1) / 2));
+  }
+  if (!L.row_order.empty()) {
+    s.row_map.resize(static_cast<size_t>(L.panels * L.block_tile));
+    for (int64_t p = 0; p < L.panels; ++p)
+      for (int64_t r = 0; r < L.block_tile; ++r) {
+        const int64_t i = p * L.block_tile + r;
+        s.row_map[static_cast<size_t>(i)] =
+            i < L.rows ? static_cast<int32_t>(L.original_row(p, r)) : -1;
+      }
   }
   SPX_EXPECTS(pairs * s.slices * 2 * kSptcTileValues <= INT32_MAX, SPX_STATUS_NOT_SUPPORTED,
               "sptc: the reordered matrix needs %lld value slots, more than int32 indexes",

@@ -25,6 +25,8 @@
 //               [2, 3]  row g + 8, chunk t      [6, 7]  row g + 8, chunk t + 4
 //             (the two kept values of the chunk, lower position first). value_slot holds the
 //             user's value slot of each, -1 = zero; spxPlanUpdateValues re-packs through it.
+//   row map   With a clustered row order (sptc_cluster_rows), row_map[p * BLOCK_TILE + r] is the
+//             row of A (and C) that row r of panel p holds, -1 past the end; empty = identity.
 //   panels    panel_info[2 p] = first pair, panel_info[2 p + 1] = k tiles of panel p;
 //             panel_order lists panels by decreasing k tiles (longest first, so the last wave of
 //             blocks is not one long panel).
@@ -51,6 +53,8 @@ struct SptcStorage {
   std::vector<int32_t> gather;       ///< pairs * 64
   std::vector<uint32_t> metadata;    ///< pairs * slices * 32
   std::vector<int32_t> value_slot;   ///< pairs * slices * 2 * 256
+  std::vector<int32_t> row_map;      ///< panels * block_tile, or empty (identity)
+  int32_t max_pairs = 0;             ///< the longest panel's pairs
 
   /// Bytes the kernel reads besides the values (gather, metadata, panel arrays).
   int64_t index_bytes() const;

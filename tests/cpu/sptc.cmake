@@ -5,6 +5,7 @@
 # compiled in directly (libspx hides its internals).
 set(SPX_SPTC_PLANNING ${PROJECT_SOURCE_DIR}/src/planning/sptc_reorder.cpp
                       ${PROJECT_SOURCE_DIR}/src/planning/sptc_group_unit.cpp
+                      ${PROJECT_SOURCE_DIR}/src/planning/sptc_cluster.cpp
                       ${PROJECT_SOURCE_DIR}/src/planning/sptc_storage.cpp)
 foreach(t IN ITEMS test_sptc_reorder test_sptc_storage)
   add_executable(${t} ${CMAKE_CURRENT_LIST_DIR}/${t}.cpp ${SPX_SPTC_PLANNING})

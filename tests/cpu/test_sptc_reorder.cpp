@@ -117,7 +117,7 @@ void check_layout(const Bcrs& a, const plan::SptcLayout& L, uint64_t seed) {
         const uint32_t* words = &L.metadata[tile * 16];
         const int32_t* vmap = &L.value_map[tile * 256];
         for (int i = 0; i < 16; ++i) {
-          const int64_t row = p * L.block_tile + s * 16 + i;
+          const int64_t row = L.original_row(p, s * 16 + i);  // A's row (>= rows: past the end)
           for (int c = 0; c < 8; ++c) {
             auto column_at = [&](int e) {
               const int64_t q = 32 * t + 4 * c + e;
@@ -169,12 +169,13 @@ plan::SptcReorderConfig cfg(int block_tile, int threads = 2) {
 
 TEST_CASE("sptc reorder: every V and BLOCK_TILE, tails, exact product", "[sptc]") {
   const int64_t vs[] = {1, 2, 4, 8, 16};
-  const int bts[] = {16, 32, 64};
+  const int bts[] = {16, 32, 64, 128};
   const double densities[] = {0.05, 0.25, 0.6};
   uint64_t seed = 1;
   for (int64_t v : vs)
     for (int bt : bts)
       for (double d : densities) {
+        if (bt / v > 64) continue;  // BLOCK_TILE 128 needs V >= 2 (below)
         // rows not a multiple of BLOCK_TILE (when possible), cols not a multiple of 4 or 32
         const int64_t rows = v * (bt / v * 2 + 1 + (v == 16 ? 0 : 1));
         const int64_t cols = 75;
@@ -351,23 +352,81 @@ TEST_CASE("sptc reorder: bad structure is INVALID_VALUE", "[sptc]") {
   }
 }
 
+TEST_CASE("sptc reorder: BLOCK_TILE 128 needs V >= 2", "[sptc]") {
+  const Bcrs a = random_bcrs(256, 64, 1, 0.1, 3);
+  require_invalid([&] { plan::sptc_reorder(a.view(), cfg(128)); }, "more than 64 vectors");
+  int tiles[plan::kSptcMaxBlockTiles];
+  CHECK(plan::sptc_block_tiles(1, tiles) == 3);
+  CHECK(plan::sptc_block_tiles(2, tiles) == 4);
+  CHECK(tiles[3] == 128);
+}
+
+TEST_CASE("sptc reorder: clustered row order", "[sptc]") {
+  // Four column families of 32 columns: block row br draws from family br % 4. In the identity
+  // order every panel keeps columns of all four; clustered panels keep one or two (chunks of 64
+  // block rows hold 16 rows per family).
+  std::mt19937_64 rng(23);
+  std::bernoulli_distribution keep(0.4);
+  const int64_t v = 4, brows = 200;  // 200 block rows: groups of 32 leave a tail of 8
+  std::vector<std::vector<int32_t>> lists(static_cast<size_t>(brows));
+  for (int64_t br = 0; br < brows; ++br)
+    for (int32_t c = 0; c < 32; ++c)
+      if (keep(rng)) lists[static_cast<size_t>(br)].push_back(static_cast<int32_t>(c + (br % 4) * 32));
+  const Bcrs a = from_lists(brows * v, 128, v, lists);
+  for (int bt : {32, 64, 128}) {
+    const std::vector<int32_t> order = plan::sptc_cluster_rows(a.view(), bt / v, 64, 2);
+    REQUIRE(order.size() == static_cast<size_t>(brows));
+    std::vector<int32_t> sorted = order;
+    std::sort(sorted.begin(), sorted.end());
+    for (int64_t i = 0; i < brows; ++i) REQUIRE(sorted[static_cast<size_t>(i)] == i);
+    const int64_t id = plan::sptc_panel_union_k(a.view(), bt);
+    const int64_t cl = plan::sptc_panel_union_k(a.view(), bt, order);
+    INFO("BT=" << bt << " identity k " << id << " clustered k " << cl);
+    CHECK(cl <= 0.6 * id);
+    const plan::SptcLayout L = plan::sptc_reorder(a.view(), cfg(bt), order);
+    CHECK(L.row_order == order);
+    check_layout(a, L, 29);
+  }
+  // choose_block_tile takes the clustered order here, and the layout stays exact.
+  std::array<double, plan::kSptcMaxBlockTiles> costs{};
+  const plan::SptcLayout L = plan::choose_block_tile(a.view(), cfg(32), plan::kSptcBRowCost, &costs);
+  CHECK_FALSE(L.row_order.empty());
+  check_layout(a, L, 31);
+  plan::SptcReorderConfig off = cfg(32);
+  off.row_order = plan::SptcRowOrder::kIdentity;
+  CHECK(plan::choose_block_tile(a.view(), off).row_order.empty());
+  CHECK(plan::sptc_row_order(a.view(), 64, off).empty());
+  CHECK(plan::sptc_row_order(a.view(), 64, cfg(64)).size() == static_cast<size_t>(brows));
+  // kClustered takes the clustered order whatever it gains; the layout stays exact.
+  const Bcrs r = random_bcrs(512, 300, 8, 0.1, 37);
+  plan::SptcReorderConfig forced = cfg(64);
+  forced.row_order = plan::SptcRowOrder::kClustered;
+  const plan::SptcLayout F = plan::choose_block_tile(r.view(), forced);
+  CHECK_FALSE(F.row_order.empty());
+  check_layout(r, F, 41);
+  // Not a permutation: INVALID_VALUE.
+  std::vector<int32_t> bad(static_cast<size_t>(brows), 0);
+  require_invalid([&] { plan::sptc_reorder(a.view(), cfg(32), bad); }, "not a permutation");
+}
+
 TEST_CASE("sptc reorder: BLOCK_TILE choice by cost", "[sptc]") {
   for (double d : {0.02, 0.1, 0.4}) {
     const Bcrs a = random_bcrs(512, 384, 8, d, 17);
-    std::array<double, 3> costs{};
+    std::array<double, plan::kSptcMaxBlockTiles> costs{};
     const plan::SptcLayout L =
         plan::choose_block_tile(a.view(), cfg(32), plan::kSptcBRowCost, &costs);
-    const double best = *std::min_element(costs.begin(), costs.end());
+    const double best = *std::min_element(costs.begin(), costs.end());  // V = 8: all 4 tried
     CHECK(L.stats.cost == best);
-    std::printf("sptc choose: density %.2f costs %.0f %.0f %.0f -> BLOCK_TILE %lld\n", d, costs[0],
-                costs[1], costs[2], static_cast<long long>(L.block_tile));
+    std::printf("sptc choose: density %.2f costs %.0f %.0f %.0f %.0f -> BLOCK_TILE %lld%s\n", d,
+                costs[0], costs[1], costs[2], costs[3], static_cast<long long>(L.block_tile),
+                L.row_order.empty() ? "" : " (clustered rows)");
     check_layout(a, L, 18);
   }
 }
 
 TEST_CASE("sptc reorder: analyze time 4096 x 4096, 90 %, V = 8", "[sptc]") {
   const Bcrs a = random_bcrs(4096, 4096, 8, 0.10, 19);
-  for (int bt : {16, 32, 64}) {
+  for (int bt : {16, 32, 64, 128}) {
     const plan::SptcLayout L = plan::sptc_reorder(a.view(), cfg(bt, 0));
     std::printf("sptc 4096^2 90%% V=8 BLOCK_TILE %d: %.3f s, units %lld, retries %lld, padding %lld,"
                 " skipped %lld, conflicting units %lld, within-cols panels %lld/%lld\n",
@@ -383,7 +442,8 @@ TEST_CASE("sptc reorder: analyze time 4096 x 4096, 90 %, V = 8", "[sptc]") {
   const auto t0 = std::chrono::steady_clock::now();
   const plan::SptcLayout L = plan::choose_block_tile(a.view(), cfg(32, 0));
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("sptc 4096^2 90%% V=8 choose_block_tile (3 reorders): %.3f s -> BLOCK_TILE %lld\n", s,
-              static_cast<long long>(L.block_tile));
+  std::printf("sptc 4096^2 90%% V=8 choose_block_tile (clustering, reorders by bound): %.3f s -> "
+              "BLOCK_TILE %lld%s\n",
+              s, static_cast<long long>(L.block_tile), L.row_order.empty() ? "" : " clustered");
   CHECK(s < 15.0);
 }

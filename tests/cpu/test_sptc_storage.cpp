@@ -86,11 +86,13 @@ std::vector<double> emulate(const plan::SptcStorage& s, const std::vector<double
           }
         }
         for (int r = 0; r < 16; ++r) {
-          const int64_t row = p * s.block_tile + sl * 16 + r;
+          const int64_t i = p * s.block_tile + sl * 16 + r;  // row of the reordered matrix
+          const int64_t row = s.row_map.empty() ? i : s.row_map[static_cast<size_t>(i)];
           for (int q = 0; q < 32; ++q) {
             const int32_t col = s.gather[static_cast<size_t>(pair * 64 + sel * 32 + q)];
             if (a[r][q] == 0.0) continue;
             REQUIRE(col >= 0);  // a nonzero never meets a zero-filled B row
+            REQUIRE(row >= 0);
             REQUIRE(row < s.rows);
             for (int64_t j = 0; j < n; ++j) c[row * n + j] += a[r][q] * b[col * n + j];
           }
@@ -104,15 +106,32 @@ std::vector<double> emulate(const plan::SptcStorage& s, const std::vector<double
 
 /// Builds the storage of `a` through the same steps as the plan (sort, reorder, storage) and
 /// checks the emulated product against the direct one; returns the storage.
-plan::SptcStorage check_storage(const UserBcrs& a, int block_tile, uint64_t seed) {
+plan::SptcStorage check_storage(const UserBcrs& a, int block_tile, uint64_t seed,
+                                bool cluster = false) {
   const plan::SortedBcrs sorted = plan::sptc_sort_structure(
       a.rows, a.cols, a.v, static_cast<int64_t>(a.col.size()), a.ptr.data(), a.col.data());
   REQUIRE(sorted.duplicate_block_row < 0);
   plan::SptcReorderConfig cfg;
   cfg.block_tile = block_tile;
   cfg.threads = 2;
-  const plan::SptcLayout L = plan::sptc_reorder(sorted.view(), cfg);
+  std::vector<int32_t> order;
+  if (cluster) order = plan::sptc_cluster_rows(sorted.view(), std::max<int64_t>(1, block_tile / a.v));
+  const plan::SptcLayout L = plan::sptc_reorder(sorted.view(), cfg, order);
   const plan::SptcStorage s = plan::sptc_build_storage(L, sorted.vector_slot);
+  if (cluster) {  // the row map is the layout's row order, one entry per row of every panel
+    REQUIRE(s.row_map.size() == static_cast<size_t>(s.panels * s.block_tile));
+    std::vector<int32_t> seen;
+    for (int32_t r : s.row_map)
+      if (r >= 0) seen.push_back(r);
+    std::sort(seen.begin(), seen.end());
+    REQUIRE(seen.size() == static_cast<size_t>(a.rows));
+    for (int64_t r = 0; r < a.rows; ++r) REQUIRE(seen[static_cast<size_t>(r)] == r);
+  } else {
+    CHECK(s.row_map.empty());
+  }
+  int32_t longest = 0;
+  for (int64_t p = 0; p < s.panels; ++p) longest = std::max(longest, (s.panel_info[2 * p + 1] + 1) / 2);
+  CHECK(s.max_pairs == longest);
 
   // User values: small integers, never zero; B likewise.
   std::mt19937_64 rng(seed);
@@ -183,12 +202,14 @@ TEST_CASE("sptc storage: emulated mma.sp reproduces the product, every V and BLO
           "[sptc]") {
   uint64_t seed = 100;
   for (int64_t v : {1, 2, 4, 8, 16})
-    for (int bt : {16, 32, 64})
+    for (int bt : {16, 32, 64, 128})
       for (double d : {0.04, 0.2, 0.5}) {
+        if (bt / v > 64) continue;
         const int64_t rows = v * (bt / v * 2 + 1 + (v == 16 ? 0 : 1));  // row tail
         INFO("V=" << v << " BT=" << bt << " density=" << d);
         const UserBcrs a = random_user(rows, 83, v, d, seed, (seed & 1) == 1);
         check_storage(a, bt, seed + 1000);
+        check_storage(a, bt, seed + 2000, true);  // clustered rows: the row map
         ++seed;
       }
 }

@@ -4,8 +4,11 @@
 // when ld % 8 == 0, element gather otherwise; column-major: transposed into the workspace) and
 // of C; tails in m, n and k; empty rows, empty panels and an all-zero matrix; alpha / beta
 // (beta = 0 on a NaN-poisoned C); every BLOCK_TILE (SPX_SPTC_BLOCK_TILE), every candidate
-// (SPX_SPTC_FORCE_CANDIDATE: BN 128 / 64, tiles per block) and several n tiles streamed through
-// one block (SPX_SPTC_TILES_PER_BLOCK); a deep pipeline (many k steps per panel); device
+// (SPX_SPTC_FORCE_CANDIDATE: BN 128 / 64, tiles per block, resident A) and several n tiles
+// streamed through one block (SPX_SPTC_TILES_PER_BLOCK); BLOCK_TILE 128 (eight warps, V >= 2);
+// clustered row orders (SPX_SPTC_CLUSTER=1: C rows written through the row map, both orders);
+// the resident-A kernel (SPX_SPTC_RESIDENT=1, with aligned and unaligned B: the latter falls
+// back to streaming); a deep pipeline (many k steps per panel); device
 // pointer mode; spxSpMM_search; spxPlanUpdateValues; plan info; DEFAULT's choice; unsorted
 // columns; refusals and bad structure. Tolerance: ref::tolerance (the inputs are exact in their
 // type; fp32 accumulation over the row's products; rounding of the output type).
@@ -62,7 +65,9 @@ struct Case {
 };
 
 struct RunOptions {
-  int block_tile = 0;   ///< 16 / 32 / 64: SPX_SPTC_BLOCK_TILE
+  int block_tile = 0;   ///< 16 / 32 / 64 / 128: SPX_SPTC_BLOCK_TILE
+  int cluster = -1;     ///< 0 / 1: SPX_SPTC_CLUSTER (identity / clustered row order)
+  bool resident = false;  ///< SPX_SPTC_RESIDENT=1
   int candidate = -1;   ///< >= 0: SPX_SPTC_FORCE_CANDIDATE
   int tiles_per_block = 0;  ///< > 0: SPX_SPTC_TILES_PER_BLOCK
   bool search = false;
@@ -75,6 +80,8 @@ spxPlanInfo_t run_case(spxHandle_t h, const Case& c, const ref::Expected& e, con
   const std::string what = c.what + (o.block_tile ? ", BT " + std::to_string(o.block_tile) : "") +
                            (o.candidate >= 0 ? ", candidate " + std::to_string(o.candidate) : "") +
                            (o.tiles_per_block ? ", tiles/block " + std::to_string(o.tiles_per_block) : "") +
+                           (o.cluster >= 0 ? ", cluster " + std::to_string(o.cluster) : "") +
+                           (o.resident ? ", resident A" : "") +
                            (o.search ? ", searched" : "") +
                            (o.device_scalars ? ", device scalars" : "");
   INFO(what);
@@ -91,6 +98,8 @@ spxPlanInfo_t run_case(spxHandle_t h, const Case& c, const ref::Expected& e, con
     EnvOverride cand("SPX_SPTC_FORCE_CANDIDATE", o.candidate >= 0 ? std::to_string(o.candidate) : "");
     EnvOverride tpb("SPX_SPTC_TILES_PER_BLOCK",
                     o.tiles_per_block > 0 ? std::to_string(o.tiles_per_block) : "");
+    EnvOverride cl("SPX_SPTC_CLUSTER", o.cluster >= 0 ? std::to_string(o.cluster) : "");
+    EnvOverride res("SPX_SPTC_RESIDENT", o.resident ? "1" : "");
     REQUIRE_SPX(spxSpMM_analyze(h, A.get(), B.get(), C.get(), SPX_R_32F, o.alg, &raw));
   }
   UniquePlan plan(raw);
@@ -105,6 +114,12 @@ spxPlanInfo_t run_case(spxHandle_t h, const Case& c, const ref::Expected& e, con
   if (o.tiles_per_block)
     CHECK(str(info.config, sizeof info.config).find(" x" + std::to_string(o.tiles_per_block) + " ") !=
           std::string::npos);
+  if (o.cluster == 1 && c.A.rows > (o.block_tile ? o.block_tile : 16))
+    CHECK(str(info.config, sizeof info.config).find("clustered rows") != std::string::npos);
+  if (o.cluster == 0)
+    CHECK(str(info.config, sizeof info.config).find("clustered rows") == std::string::npos);
+  if (o.resident && o.candidate < 0 && o.block_tile >= 64 && c.B.cols > 64 && c.A.cols <= 512)
+    CHECK(str(info.config, sizeof info.config).find("resident A") != std::string::npos);
   CHECK(info.nnz == c.A.value_slots());
   CHECK(info.padded_nnz >= 0);
   CHECK(info.values_bytes == static_cast<size_t>(info.padded_nnz) * 2);
@@ -262,6 +277,9 @@ TEST_CASE("SpTC: mma.sp m16n8k32 fragment and metadata layouts the storage relie
     }
 }
 
+/// Vectors of the format (CSR: 1).
+int64_t vec_of(const FormatSpec& f) { return f.format == SPX_FORMAT_BCRS ? f.vec_len : 1; }
+
 TEST_CASE("SpTC every V, BLOCK_TILE and candidate; fp16 / bf16; orders; tails", "[sptc]") {
   UniqueHandle h = make_handle();
   const int64_t ns[] = {1, 7, 33, 64, 72, 130, 256};
@@ -274,11 +292,12 @@ TEST_CASE("SpTC every V, BLOCK_TILE and candidate; fp16 / bf16; orders; tails", 
   int variant = 0;
   for (const FormatSpec& f : sptc_formats())
     for (const Types& t : kTypes)
-      for (int bt : {16, 32, 64}) {
+      for (int bt : {16, 32, 64, 128}) {
+        if (bt / vec_of(f) > 64) continue;  // BLOCK_TILE 128 needs V >= 2
         Rng rng(seed++);
         const int oi = variant % 4;
         const int64_t n = ns[variant % 7];
-        const int64_t m = 50 + 23 * (variant % 5);   // row tails for every BLOCK_TILE
+        const int64_t m = 50 + 23 * (variant % 5) + (bt == 128 ? 150 : 0);  // row tails
         const int64_t k = 37 + 41 * (variant % 6);   // k tails (not a multiple of 4 or 32)
         const int64_t ld_pad = variant % 5 == 4 ? 3 : 0;
         const Case c = make_case(rng, f, m, k, n, t, orders[oi][0], orders[oi][1], variant % 3,
@@ -287,16 +306,22 @@ TEST_CASE("SpTC every V, BLOCK_TILE and candidate; fp16 / bf16; orders; tails", 
         REQUIRE_FALSE(vacuous_expectation(e));
         RunOptions o;
         o.block_tile = bt;
+        o.cluster = variant % 2;  // half the cases through a clustered row order
         const spxPlanInfo_t info = run_case(h.get(), c, e, o);
         for (int i = 0; i < info.candidates; ++i) {
           o.candidate = i;
           run_case(h.get(), c, e, o);
         }
         // Several n tiles streamed through one block's pipeline (the rule picks one tile per
-        // block at these sizes): 2 and 3 tiles, n not a multiple of the block's span.
+        // block at these sizes): 2 and 3 tiles, n not a multiple of the block's span; with A
+        // resident where the BLOCK_TILE has that kernel.
         o.candidate = -1;
         o.tiles_per_block = 2 + variant % 2;
         run_case(h.get(), c, e, o);
+        if (bt >= 64) {
+          o.resident = true;
+          run_case(h.get(), c, e, o);
+        }
         ++variant;
       }
 }
@@ -306,18 +331,26 @@ TEST_CASE("SpTC deep pipeline, aligned and element B gathers, every BLOCK_TILE",
   UniqueHandle h = make_handle();
   uint64_t seed = 72000;
   for (const FormatSpec& f : {csr_spec(), bcrs_spec(4), bcrs_spec(16)})
-    for (int bt : {16, 32, 64})
+    for (int bt : {16, 32, 64, 128})
       for (int64_t ld_pad : {0, 3}) {  // row-major B: ld 136 (aligned) / 139 (element gather)
+        if (bt / vec_of(f) > 64) continue;
         Rng rng(seed++);
         const Types t = kTypes[seed % 4];
-        const Case c = make_case(rng, f, 257, 1000, 136, t, SPX_ORDER_ROW, SPX_ORDER_ROW,
+        const Case c = make_case(rng, f, 257, 1000, 136, t, SPX_ORDER_ROW,
+                                 ld_pad ? SPX_ORDER_COL : SPX_ORDER_ROW,
                                  static_cast<int>(seed % 3), ld_pad, 0.3);
         const ref::Expected e = ref::spmm(c.A, c.B, c.C, c.s);
         RunOptions o;
         o.block_tile = bt;
+        o.cluster = static_cast<int>(seed % 2);
         run_case(h.get(), c, e, o);
         o.tiles_per_block = 3;  // n = 136: 2 tiles of BN 128 or 3 of BN 64 in one block
         run_case(h.get(), c, e, o);
+        if (bt >= 64) {  // long panels: A of up to 16 pairs resident (ld_pad 3: streaming)
+          o.resident = true;
+          o.tiles_per_block = 2;
+          run_case(h.get(), c, e, o);
+        }
       }
 }
 

@@ -2,10 +2,12 @@
 // C++ (no CUDA): the plan, the kernels and the CPU tests include it. See README.md.
 //
 // One thread block computes a BLOCK_TILE x BN tile of C: one panel of the reorder (BLOCK_TILE
-// rows, BLOCK_TILE / 16 row slices) times BN columns of B. Four warps split BN; each warp owns
-// every row slice of the panel times BN / 4 columns, so a B fragment loaded by ldmatrix feeds
-// BLOCK_TILE / 16 mma.sp and an A fragment feeds BN / 32. A k step is a pair of m16n8k32 k tiles
-// (64 B rows gathered), kStages steps in flight (cp.async), the gather indices one step further.
+// rows, BLOCK_TILE / 16 row slices) times BN columns of B. Four warps split BN (two rows of them
+// at BLOCK_TILE 128); a warp owns up to four row slices times BN / 4 columns, so a B fragment
+// loaded by ldmatrix feeds up to four mma.sp and an A fragment feeds BN / 32. A k step is a pair
+// of m16n8k32 k tiles (64 B rows gathered), kStages steps in flight (cp.async), the gather
+// indices one step further (or, resident A, the whole panel's indices, A and metadata loaded
+// once per block).
 #pragma once
 
 #include <cstdint>
@@ -13,64 +15,96 @@
 
 namespace spx::kernels::sptc {
 
-constexpr int kThreads = 128;  ///< four warps
-constexpr int kWarps = kThreads / 32;
+constexpr int kWarpsN = 4;     ///< warps across BN
 constexpr int kPairK = 64;     ///< B rows per k step (two mma.sp k tiles)
 constexpr int kStages = 3;     ///< k steps in the cp.async ring
 constexpr int kBPad = 8;       ///< 16-bit elements of padding per shared-memory B row
 static_assert(kStages >= 2, "the pipeline needs at least two stages");
 
-/// Compile-time shape of one kernel instance.
+/// Bytes of one pair (two k tiles) of a panel's compressed A, metadata and gather indices, per
+/// 16-row slice (A, metadata) or per pair (gather).
+constexpr int kPairSliceABytes = 2 * 256 * 2;
+constexpr int kPairSliceMBytes = 32 * 4;
+constexpr int kPairGatherBytes = kPairK * 4;
+
+/// Compile-time shape of one kernel instance. BLOCK_TILE 128 uses two rows of four warps
+/// (256 threads); smaller tiles one row (128 threads). A warp covers kWarpSlices row slices x
+/// BN / 4 columns, so its ldmatrix of B feeds kWarpSlices mma.sp and its A fragment BN / 32.
 template <int BT, int BN>
 struct TileShape {
-  static_assert(BT == 16 || BT == 32 || BT == 64, "BLOCK_TILE is 16, 32 or 64 rows");
+  static_assert(BT == 16 || BT == 32 || BT == 64 || BT == 128, "BLOCK_TILE is 16, 32, 64 or 128");
   static_assert(BN == 64 || BN == 128, "BN is 64 or 128 columns");
   static constexpr int kSlices = BT / 16;
-  static constexpr int kWarpN = BN / kWarps;  ///< C columns per warp
-  static constexpr int kNB = kWarpN / 8;      ///< m16n8 blocks per warp and row slice
-  static constexpr int kBStride = BN + kBPad; ///< 16-bit elements per shared-memory B row
+  static constexpr int kWarpsM = BT == 128 ? 2 : 1;
+  static constexpr int kWarps = kWarpsM * kWarpsN;
+  static constexpr int kThreads = 32 * kWarps;
+  static constexpr int kWarpSlices = kSlices / kWarpsM;  ///< row slices per warp
+  static_assert(kWarpSlices <= 4, "at most 4 row slices of accumulators per warp");
+  static constexpr int kWarpN = BN / kWarpsN;  ///< C columns per warp
+  static constexpr int kNB = kWarpN / 8;       ///< m16n8 blocks per warp and row slice
+  static constexpr int kBStride = BN + kBPad;  ///< 16-bit elements per shared-memory B row
   // (BN + 8) * 2 bytes = 16 (mod 128): row r of an ldmatrix phase starts 4 r banks further, so
   // the 8 rows of a phase cover all 32 banks once.
   static_assert((kBStride * 2) % 128 == 16, "B rows must shift by 4 banks");
   static constexpr int kBBytes = kPairK * kBStride * 2;
-  static constexpr int kABytes = kSlices * 2 * 256 * 2;  ///< two k tiles of compressed A
-  static constexpr int kMBytes = kSlices * 32 * 4;       ///< interleaved metadata
+  static constexpr int kABytes = kSlices * kPairSliceABytes;  ///< two k tiles of compressed A
+  static constexpr int kMBytes = kSlices * kPairSliceMBytes;  ///< interleaved metadata
   static constexpr int kStageBytes = kBBytes + kABytes + kMBytes;
   static_assert(kBBytes % 16 == 0 && kABytes % 16 == 0 && kMBytes % 16 == 0,
                 "cp.async 16-byte destinations");
   static constexpr int kIndexBytes = kStages * kPairK * 4;  ///< the gather-index ring
-  /// The epilogue stages one 16-row slice of C at a time in floats, in a region of its own (the
-  /// pipeline keeps loading the next n tile meanwhile): 16 x (BN + 4) when C is row-major (rows
-  /// padded to 16 bytes), BN x 16 when C is column-major.
-  static constexpr int kSliceRowStride = BN + 4;
-  static constexpr int kSliceColStride = 16;
-  static constexpr int kEpilogueBytes = 16 * kSliceRowStride * 4;
-  static_assert(BN * kSliceColStride * 4 <= kEpilogueBytes, "both slice layouts fit");
+  /// The epilogue: every warp stages one 16-row slice of its own C columns in floats, in a
+  /// region of its own (no block barrier; the pipeline keeps loading the next n tile), and
+  /// writes it along C's contiguous dimension: 16 x (kWarpN + 4) when C is row-major, kWarpN x
+  /// 18 when column-major (18: at most 2-way bank conflicts on the fragment stores; 8-byte reads).
+  static constexpr int kSliceRowStride = kWarpN + 4;
+  static constexpr int kSliceColStride = 18;
+  static constexpr int kWarpEpilogueFloats =
+      16 * kSliceRowStride > kWarpN * kSliceColStride ? 16 * kSliceRowStride
+                                                       : kWarpN * kSliceColStride;
+  static constexpr int kEpilogueBytes = kWarps * kWarpEpilogueFloats * 4;
+  static_assert((kSliceRowStride * 4) % 16 == 0 && (kSliceColStride * 4) % 8 == 0,
+                "staged rows start 16-byte (row-major) / 8-byte (column-major) aligned");
+  /// Streaming kernel: kStages x (B, A, metadata) + index ring + epilogue.
   static constexpr int kSmemBytes = kStages * kStageBytes + kIndexBytes + kEpilogueBytes;
+  /// Resident-A kernel: the B ring, the epilogue, then the panel's gather indices, metadata and
+  /// A for all its pairs (loaded once per block, reused by every n tile of the block).
+  static constexpr int kResidentBaseBytes = kStages * kBBytes + kEpilogueBytes;
+  static constexpr int kResidentPairBytes =
+      kPairGatherBytes + kSlices * (kPairSliceMBytes + kPairSliceABytes);
 };
 
-/// Dynamic shared memory of a (BLOCK_TILE, BN) instance.
-int smem_bytes(int block_tile, int bn);
+/// Dynamic shared memory of a (BLOCK_TILE, BN) instance; resident: for panels of up to
+/// max_pairs pairs.
+int smem_bytes(int block_tile, int bn, bool resident = false, int max_pairs = 0);
+/// Threads of a BLOCK_TILE's kernels.
+inline int threads_for(int block_tile) { return block_tile == 128 ? 256 : 128; }
 
-/// What spxSpMM_search may choose among: the n width of a block and how many n tiles one block
-/// streams through its pipeline (BLOCK_TILE is fixed by the plan's reorder).
+/// What spxSpMM_search may choose among: the n width of a block, how many n tiles one block
+/// streams through its pipeline, and whether the block keeps its panel's A resident in shared
+/// memory across those tiles (BLOCK_TILE is fixed by the plan's reorder).
 struct SptcConfig {
   int block_tile = 32;
   int bn = 128;
   int tiles_per_block = 1;  ///< consecutive BN-wide tiles of one panel per block
+  bool resident = false;    ///< A, metadata and gather of the panel loaded once per block
   bool operator==(const SptcConfig& o) const {
-    return block_tile == o.block_tile && bn == o.bn && tiles_per_block == o.tiles_per_block;
+    return block_tile == o.block_tile && bn == o.bn && tiles_per_block == o.tiles_per_block &&
+           resident == o.resident;
   }
   std::string describe() const {
     return "BLOCK_TILE " + std::to_string(block_tile) + " BN " + std::to_string(bn) + " x" +
-           std::to_string(tiles_per_block) + " stages " + std::to_string(kStages);
+           std::to_string(tiles_per_block) + (resident ? " resident A" : "") + " stages " +
+           std::to_string(kStages);
   }
 };
 
 /// Blocks of an instance that can be resident at once: by shared memory (228 KB per SM, 1 KB
-/// reserved per block), at most 4 per SM (registers: up to 128 per thread at BLOCK_TILE 64).
-inline int64_t resident_blocks(int sm_count, int smem) {
+/// reserved per block), by registers (at most 128 per thread: 65536 per SM) and at most 4.
+inline int64_t resident_blocks(int sm_count, int smem, int threads = 128) {
   int64_t per_sm = 233472 / (static_cast<int64_t>(smem) + 1024);
+  const int64_t by_regs = 65536 / (128 * static_cast<int64_t>(threads));
+  if (per_sm > by_regs) per_sm = by_regs;
   if (per_sm > 4) per_sm = 4;
   if (per_sm < 1) per_sm = 1;
   return per_sm * (sm_count > 0 ? sm_count : 132);
@@ -79,24 +113,42 @@ inline int64_t resident_blocks(int sm_count, int smem) {
 /// Tiles per block: a block streams its panel's k steps for several n tiles in one pipeline, so
 /// the fill latency of a short panel (a few k steps) is paid once per block instead of once per
 /// tile; as many as keep at least two waves of blocks.
-inline int tiles_per_block_for(int64_t panels, int64_t n, int block_tile, int bn, int sm_count) {
+inline int tiles_per_block_for(int64_t panels, int64_t n, int block_tile, int bn, int sm_count,
+                               int smem = 0) {
   const int64_t tiles = (n + bn - 1) / bn;
-  const int64_t want_blocks = 2 * resident_blocks(sm_count, smem_bytes(block_tile, bn));
+  if (smem <= 0) smem = smem_bytes(block_tile, bn);
+  const int64_t want_blocks = 2 * resident_blocks(sm_count, smem, threads_for(block_tile));
   int64_t per = panels * tiles / (want_blocks > 0 ? want_blocks : 1);
   if (per < 1) per = 1;
   if (per > tiles) per = tiles;
   return static_cast<int>(per);
 }
 
+/// Largest shared memory one block may opt in to (H100 and A100: 227 KB).
+constexpr int kMaxSmemPerBlock = 232448;
+
 /// THE rule: BN = 128 (each A fragment feeds 4 mma.sp per warp) unless the grid of BN = 128
 /// tiles would leave fewer than two blocks per resident slot, or n fits in 64; then the tiles
-/// per block.
-inline SptcConfig choose_config(int block_tile, int64_t panels, int64_t n, int sm_count) {
+/// per block. With two or more tiles per block and a row-major, 16-byte aligned B (`aligned`),
+/// A stays resident when the longest panel (max_pairs) still lets two blocks share an SM: the
+/// block then reads its panel's A from L2 once instead of once per n tile.
+inline SptcConfig choose_config(int block_tile, int64_t panels, int64_t n, int sm_count,
+                                int max_pairs = 0, bool aligned = false) {
   SptcConfig c;
   c.block_tile = block_tile;
   const int64_t wide = panels * ((n + 127) / 128);
-  c.bn = (n <= 64 || wide < 2 * resident_blocks(sm_count, smem_bytes(block_tile, 128))) ? 64 : 128;
+  c.bn = (n <= 64 || wide < 2 * resident_blocks(sm_count, smem_bytes(block_tile, 128),
+                                                threads_for(block_tile)))
+             ? 64
+             : 128;
   c.tiles_per_block = tiles_per_block_for(panels, n, block_tile, c.bn, sm_count);
+  if (aligned && c.bn == 128 && block_tile >= 64 && c.tiles_per_block >= 2 && max_pairs > 0) {
+    const int smem = smem_bytes(block_tile, 128, true, max_pairs);
+    if (2 * (smem + 1024) <= 233472) {
+      c.resident = true;
+      c.tiles_per_block = tiles_per_block_for(panels, n, block_tile, c.bn, sm_count, smem);
+    }
+  }
   return c;
 }
 

@@ -1,6 +1,6 @@
 // Internal to src/kernels/sptc: the parameters the SpMM kernel receives and the per-BLOCK_TILE
-// launchers, each instantiated in its own compile unit (spmm_bt16.cu, spmm_bt32.cu, spmm_bt64.cu)
-// to keep the build parallel.
+// launchers, each instantiated in its own compile unit (spmm_bt16.cu .. spmm_bt128.cu) to keep the
+// build parallel.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -19,6 +19,7 @@ struct KernelParams {
   const int32_t* panel_info = nullptr;
   const int32_t* panel_order = nullptr;
   const int32_t* gather = nullptr;
+  const int32_t* row_map = nullptr;  ///< reordered row -> row of C (-1 past m); null: identity
   const uint32_t* metadata = nullptr;
   const uint16_t* values = nullptr;
   const uint16_t* b = nullptr;
@@ -28,26 +29,38 @@ struct KernelParams {
   Scalars scalars{};
 };
 
+/// Which instance of a BLOCK_TILE to launch: BN (64 or 128), the cp.async B gather (aligned)
+/// or the element-wise one, the resident-A kernel (BN 128, aligned, BLOCK_TILE >= 64) and its
+/// dynamic shared memory.
+struct LaunchShape {
+  int bn = 128;
+  bool aligned = true;
+  bool resident = false;
+  int smem = 0;  ///< resident only: bytes for the plan's longest panel
+};
+
 /// Launches the kernel of element type T (__half or __nv_bfloat16) and BLOCK_TILE BT over
-/// `panels` panels; bn is 64 or 128; aligned selects the cp.async gather of B.
+/// `panels` panels.
 template <class T, int BT>
-cudaError_t launch_bt(const KernelParams& p, int64_t panels, int bn, bool aligned,
+cudaError_t launch_bt(const KernelParams& p, int64_t panels, const LaunchShape& shape,
                       cudaStream_t stream);
 
-/// Loads the four (BN, aligned) kernels of (T, BT) and sets their shared-memory opt-in.
+/// Loads the kernels of (T, BT) and sets their shared-memory opt-in.
 template <class T, int BT>
 cudaError_t load_bt();
 
-#define SPX_SPTC_DECLARE(T, BT)                                                              \
-  extern template cudaError_t launch_bt<T, BT>(const KernelParams&, int64_t, int, bool,     \
-                                                cudaStream_t);                               \
+#define SPX_SPTC_DECLARE(T, BT)                                                        \
+  extern template cudaError_t launch_bt<T, BT>(const KernelParams&, int64_t,           \
+                                                const LaunchShape&, cudaStream_t);      \
   extern template cudaError_t load_bt<T, BT>();
 SPX_SPTC_DECLARE(__half, 16)
 SPX_SPTC_DECLARE(__half, 32)
 SPX_SPTC_DECLARE(__half, 64)
+SPX_SPTC_DECLARE(__half, 128)
 SPX_SPTC_DECLARE(__nv_bfloat16, 16)
 SPX_SPTC_DECLARE(__nv_bfloat16, 32)
 SPX_SPTC_DECLARE(__nv_bfloat16, 64)
+SPX_SPTC_DECLARE(__nv_bfloat16, 128)
 #undef SPX_SPTC_DECLARE
 
 }  // namespace spx::kernels::sptc::detail

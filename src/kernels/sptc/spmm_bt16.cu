@@ -4,9 +4,10 @@
 
 namespace spx::kernels::sptc::detail {
 
-template cudaError_t launch_bt<__half, 16>(const KernelParams&, int64_t, int, bool, cudaStream_t);
+template cudaError_t launch_bt<__half, 16>(const KernelParams&, int64_t, const LaunchShape&,
+                                          cudaStream_t);
 template cudaError_t load_bt<__half, 16>();
-template cudaError_t launch_bt<__nv_bfloat16, 16>(const KernelParams&, int64_t, int, bool,
+template cudaError_t launch_bt<__nv_bfloat16, 16>(const KernelParams&, int64_t, const LaunchShape&,
                                                    cudaStream_t);
 template cudaError_t load_bt<__nv_bfloat16, 16>();
 

@@ -2,20 +2,24 @@
 // storage of planning/sptc_storage.hpp. Included only by the spmm_bt*.cu instantiation units.
 //
 // Block = one panel (BT rows) x tiles_per_block n tiles of BN columns, streamed through one
-// pipeline (a short panel's fill latency is paid once per block, not once per tile); 4 warps
-// split BN, each covering all BT / 16 row slices. Per k step (a pair of k tiles = 64 MMA k
-// positions of one n tile):
+// pipeline (a short panel's fill latency is paid once per block, not once per tile). Warps:
+// kWarpsM rows x 4 columns; a warp covers kWarpSlices row slices x BN / 4 columns. Per k step (a
+// pair of k tiles = 64 MMA k positions of one n tile):
 //   * B: the 64 rows the gather index names (-1 = zero row), BN columns from n0, into shared
 //     memory in MMA order, padded 8 elements per row (16 B), by 16-byte cp.async (zero-filled
 //     past n or for -1); or element by element when B's rows are not 16-byte aligned;
 //   * A: 2 x BT / 16 tiles of 512 bytes in A-fragment order (one 16-byte LDS per lane);
 //   * metadata: BT / 16 x 32 words, interleaved (one LDS.32 per lane serves both k tiles,
 //     sparsity selector 0 then 1).
-// Pipeline: kStages steps in flight; step j's cp.async group also carries the gather indices of
-// step j + kStages - 1, so the B gather of a step never waits on its indices (the paper's deeper
-// pipeline: indices n + 2 while loading n + 1 and computing n, for kStages = 3). When a tile's
-// last pair is computed, its C tile is written through a shared-memory region of its own, one
-// 16-row slice at a time, in 16-byte vectors along C's contiguous dimension.
+// Streaming (kResident false): A and metadata travel with B in every stage, and step j's
+// cp.async group also carries the gather indices of step j + kStages - 1, so the B gather of a
+// step never waits on its indices (the paper's deeper pipeline: indices n + 2 while loading
+// n + 1 and computing n, for kStages = 3). Resident (kResident true): the block loads its
+// panel's gather indices, A and metadata once, and the stages carry only B: every further n
+// tile of the block reads B alone from L2.
+// When a tile's last pair is computed, each warp writes its C fragments through a shared-memory
+// region of its own (no block barrier), one 16-row slice at a time, in 16-byte vectors along
+// C's contiguous dimension; rows go through the plan's row map (clustered row order) if any.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -141,87 +145,116 @@ __device__ __forceinline__ void store_vector(const DenseView& C, int64_t li, con
   *dst = make_uint4(w[0], w[1], w[2], w[3]);
 }
 
-/// Writes one 16-row slice of C at (row0, n0) from the staged floats (C row-major: slice
-/// [16][kSliceRowStride]; column-major: [BN][16]): alpha * slice + beta * C (C never read when
-/// beta == 0), clipped to m x n. Threads walk C's contiguous dimension in 16-byte vectors, so a
-/// warp's stores cover whole sectors; unaligned C and the tails go element by element.
+/// Row of C that row i of the reordered matrix holds (-1: past the end).
+__device__ __forceinline__ int64_t c_row_of(const KernelParams& p, int64_t i) {
+  if (p.row_map != nullptr) return p.row_map[i];
+  return i < p.m ? i : -1;
+}
+
+/// One warp writes its staged 16-row slice of C (reordered rows row0 .., columns c0 .. c0 +
+/// kWarpN): alpha * slice + beta * C (C never read when beta == 0), clipped to m x n. Lanes walk
+/// C's contiguous dimension in 16-byte vectors; unaligned C, tails and rows the row map scatters
+/// (column-major C) go element by element.
 template <int BT, int BN>
-__device__ __forceinline__ void write_slice(const KernelParams& p, const float* slice,
-                                            int64_t row0, int64_t n0, float alpha, float beta) {
+__device__ __forceinline__ void write_warp_slice(const KernelParams& p, const float* slice,
+                                                 int64_t row0, int64_t c0, float alpha,
+                                                 float beta) {
   using S = TileShape<BT, BN>;
+  constexpr int W = S::kWarpN;
   const DenseView& C = p.C;
   const bool c_row = C.order == SPX_ORDER_ROW;
   const int esize = C.type == SPX_R_32F ? 4 : 2;
   const int vec = 16 / esize;
-  const int inner_extent = c_row ? BN : 16, outer_extent = c_row ? 16 : BN;
+  const int inner_extent = c_row ? W : 16, outer_extent = c_row ? 16 : W;
   const int stride = c_row ? S::kSliceRowStride : S::kSliceColStride;
-  const int64_t rows = p.m - row0 < 16 ? p.m - row0 : 16;
-  const int64_t cols = p.n - n0 < BN ? p.n - n0 : BN;
-  const int64_t inner_n = c_row ? cols : rows, outer_n = c_row ? rows : cols;
-  // n0 and row0 are multiples of 16 elements: a vector starts 16-byte aligned when C and its
-  // leading dimension are.
+  const int64_t cols = p.n - c0 < W ? p.n - c0 : W;
+  if (cols <= 0) return;
+  // c0 and row0 are multiples of 8 elements: a vector starts 16-byte aligned when C and its
+  // leading dimension are (and, column-major, when the row map keeps the vector's rows together).
   const bool vec_ok = reinterpret_cast<uintptr_t>(C.ptr) % 16 == 0 && (C.ld * esize) % 16 == 0;
   const int groups = inner_extent / vec;
-  for (int w = threadIdx.x; w < outer_extent * groups; w += kThreads) {
+  const int lane = threadIdx.x & 31;
+  for (int w = lane; w < outer_extent * groups; w += 32) {
     const int o = w / groups, i0 = (w % groups) * vec;
-    if (o >= outer_n || i0 >= inner_n) continue;
     float v[8];
-    const float4* src = reinterpret_cast<const float4*>(slice + o * stride + i0);
-    *reinterpret_cast<float4*>(v) = src[0];
-    if (vec == 8) *reinterpret_cast<float4*>(v + 4) = src[1];
-    const int64_t r = c_row ? row0 + o : row0 + i0;
-    const int64_t c = c_row ? n0 + i0 : n0 + o;
-    const int64_t li = linear(C, r, c);
-    if (vec_ok && i0 + vec <= inner_n)
-      store_vector(C, li, v, alpha, beta);
-    else
-      store_scalars(C, li, v, static_cast<int>(inner_n - i0 < vec ? inner_n - i0 : vec), alpha,
-                    beta);
+    const float2* src = reinterpret_cast<const float2*>(slice + o * stride + i0);
+#pragma unroll
+    for (int e = 0; e < 4; ++e)  // 8-byte reads: column-major rows are 8-byte aligned only
+      if (2 * e < vec) *reinterpret_cast<float2*>(v + 2 * e) = src[e];
+    if (c_row) {
+      const int64_t r = c_row_of(p, row0 + o);
+      if (r < 0 || i0 >= cols) continue;
+      const int64_t li = linear(C, r, c0 + i0);
+      if (vec_ok && i0 + vec <= cols)
+        store_vector(C, li, v, alpha, beta);
+      else
+        store_scalars(C, li, v, static_cast<int>(cols - i0 < vec ? cols - i0 : vec), alpha, beta);
+    } else {
+      if (o >= cols) continue;
+      const int64_t c = c0 + o;
+      const int64_t r0 = c_row_of(p, row0 + i0);
+      bool together = r0 >= 0 && vec_ok;
+      for (int e = 1; e < vec && together; ++e) together = c_row_of(p, row0 + i0 + e) == r0 + e;
+      if (together) {
+        store_vector(C, linear(C, r0, c), v, alpha, beta);
+      } else {
+#pragma unroll
+        for (int e = 0; e < 8; ++e) {
+          if (e >= vec) break;
+          const int64_t r = c_row_of(p, row0 + i0 + e);
+          if (r >= 0) store_scalars(C, linear(C, r, c), v + e, 1, alpha, beta);
+        }
+      }
+    }
   }
 }
 
-/// The block's epilogue for one n tile: slice by slice, every warp stages its fragments (lane
-/// (g, t): rows g, g + 8 and columns 2 t, 2 t + 1 of each m16n8 block of its columns), then the
-/// block writes the slice. Block-uniform; uses only the epilogue region, so the pipeline's
-/// copies of the next tile keep flying.
+/// A warp's epilogue for one n tile: slice by slice it stages its fragments (lane (g, t): rows
+/// g, g + 8 and columns 2 t, 2 t + 1 of each m16n8 block) in its own region and writes them.
+/// Warp-synchronous: the rest of the block keeps computing and loading.
 template <int BT, int BN>
-__device__ __forceinline__ void store_tile(const KernelParams& p, float* slice,
-                                           const float (&acc)[BT / 16][TileShape<BT, BN>::kNB][4],
-                                           int64_t row0, int64_t n0, int warp_col, float alpha,
-                                           float beta) {
+__device__ __forceinline__ void store_warp_tile(
+    const KernelParams& p, float* region,
+    const float (&acc)[TileShape<BT, BN>::kWarpSlices][TileShape<BT, BN>::kNB][4],
+    int64_t row0, int64_t c0, float alpha, float beta) {
   using S = TileShape<BT, BN>;
   const bool c_row = p.C.order == SPX_ORDER_ROW;
   const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
 #pragma unroll
-  for (int sl = 0; sl < S::kSlices; ++sl) {
+  for (int sl = 0; sl < S::kWarpSlices; ++sl) {
 #pragma unroll
     for (int nb = 0; nb < S::kNB; ++nb)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const int r = g + 8 * h, c = warp_col + nb * 8 + 2 * t;
+        const int r = g + 8 * h, c = nb * 8 + 2 * t;
         const float v0 = acc[sl][nb][2 * h], v1 = acc[sl][nb][2 * h + 1];
         if (c_row) {
-          *reinterpret_cast<float2*>(slice + r * S::kSliceRowStride + c) = make_float2(v0, v1);
+          *reinterpret_cast<float2*>(region + r * S::kSliceRowStride + c) = make_float2(v0, v1);
         } else {
-          slice[c * S::kSliceColStride + r] = v0;
-          slice[(c + 1) * S::kSliceColStride + r] = v1;
+          region[c * S::kSliceColStride + r] = v0;
+          region[(c + 1) * S::kSliceColStride + r] = v1;
         }
       }
-    __syncthreads();
-    write_slice<BT, BN>(p, slice, row0 + sl * 16, n0, alpha, beta);
-    __syncthreads();  // the next slice overwrites the region
+    __syncwarp();
+    write_warp_slice<BT, BN>(p, region, row0 + sl * 16, c0, alpha, beta);
+    __syncwarp();  // the next slice overwrites the region
   }
 }
 
 /// The kernel. T: __half or __nv_bfloat16 (A and B); C is 32F or T (run-time type). Block
 /// (x, y) computes panel panel_order[x] for the n tiles [y * tpb, (y + 1) * tpb) (BN columns
 /// each) as one stream of k steps: step q is pair q % npairs of tile q / npairs.
-template <class T, int BT, int BN, bool kAligned>
-__global__ void __launch_bounds__(kThreads) spmm_kernel(const KernelParams p) {
+template <class T, int BT, int BN, bool kAligned, bool kResident>
+__global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 1)
+    spmm_kernel(const KernelParams p) {
   using S = TileShape<BT, BN>;
-  constexpr int kSlices = S::kSlices, kNB = S::kNB;
+  constexpr int kSlices = S::kSlices, kWarpSlices = S::kWarpSlices, kNB = S::kNB;
+  constexpr int kThreads = S::kThreads;
+  static_assert(!kResident || kAligned, "the resident kernel gathers B with cp.async");
   extern __shared__ __align__(128) unsigned char smem[];
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
+  const int slice0 = warp_m * kWarpSlices;  // the warp's first row slice
 
   const int panel = p.panel_order[blockIdx.x];
   const int64_t pair0 = p.panel_info[2 * panel];
@@ -232,24 +265,41 @@ __global__ void __launch_bounds__(kThreads) spmm_kernel(const KernelParams p) {
   const int tiles = static_cast<int>(n_tiles - tile0 < p.tiles_per_block ? n_tiles - tile0
                                                                          : p.tiles_per_block);
   const int steps = tiles * npairs;
-  const int64_t row0 = static_cast<int64_t>(panel) * BT;
+  const int64_t row0 = static_cast<int64_t>(panel) * BT + slice0 * 16;  // the warp's rows
   const float alpha = alpha_float(p.scalars), beta = beta_float(p.scalars);
+  const int warp_col = warp_n * S::kWarpN;
 
-  auto stage_b = [&](int s) { return reinterpret_cast<uint16_t*>(smem + s * S::kStageBytes); };
-  auto stage_a = [&](int s) {
-    return reinterpret_cast<uint16_t*>(smem + s * S::kStageBytes + S::kBBytes);
-  };
-  auto stage_m = [&](int s) {
-    return reinterpret_cast<uint32_t*>(smem + s * S::kStageBytes + S::kBBytes + S::kABytes);
-  };
+  // Shared memory. Streaming: kStages x (B | A | M), the index ring, the epilogue regions.
+  // Resident: kStages x B, the epilogue regions, then gather | metadata | A of the whole panel.
+  constexpr int kStageStride = kResident ? S::kBBytes : S::kStageBytes;
+  constexpr int kEpilogueOffset = kResident ? kStages * S::kBBytes
+                                            : kStages * S::kStageBytes + S::kIndexBytes;
+  auto stage_b = [&](int s) { return reinterpret_cast<uint16_t*>(smem + s * kStageStride); };
+  float* const region = reinterpret_cast<float*>(smem + kEpilogueOffset) +
+                        warp * S::kWarpEpilogueFloats;
+  unsigned char* const resident = smem + kEpilogueOffset + S::kEpilogueBytes;
+  int32_t* const res_gather = reinterpret_cast<int32_t*>(resident);
+  uint32_t* const res_meta = reinterpret_cast<uint32_t*>(resident + npairs * kPairGatherBytes);
+  uint16_t* const res_a = reinterpret_cast<uint16_t*>(
+      resident + npairs * (kPairGatherBytes + kSlices * kPairSliceMBytes));
   int32_t* const idx_ring = reinterpret_cast<int32_t*>(smem + kStages * S::kStageBytes);
-  float* const slice = reinterpret_cast<float*>(smem + kStages * S::kStageBytes + S::kIndexBytes);
-  const int warp_col = warp * S::kWarpN;
+  // A and metadata of step q's pair j, stage s.
+  auto pair_a = [&](int s, int j) {
+    return kResident ? res_a + j * (kSlices * 512)
+                     : reinterpret_cast<uint16_t*>(smem + s * kStageStride + S::kBBytes);
+  };
+  auto pair_m = [&](int s, int j) {
+    return kResident ? res_meta + j * (kSlices * 32)
+                     : reinterpret_cast<uint32_t*>(smem + s * kStageStride + S::kBBytes +
+                                                   S::kABytes);
+  };
+  // Gather indices of step q (stage s, pair j).
+  auto step_idx = [&](int s, int j) { return kResident ? res_gather + j * kPairK : idx_ring + s * kPairK; };
 
-  float acc[kSlices][kNB][4];
+  float acc[kWarpSlices][kNB][4];
   auto clear = [&]() {
 #pragma unroll
-    for (int s = 0; s < kSlices; ++s)
+    for (int s = 0; s < kWarpSlices; ++s)
 #pragma unroll
       for (int b = 0; b < kNB; ++b)
 #pragma unroll
@@ -259,16 +309,30 @@ __global__ void __launch_bounds__(kThreads) spmm_kernel(const KernelParams p) {
 
   if (steps == 0) {  // an empty panel: C = beta * C on every tile of the block
     for (int t = 0; t < tiles; ++t)
-      store_tile<BT, BN>(p, slice, acc, row0, (tile0 + t) * BN, warp_col, alpha, beta);
+      store_warp_tile<BT, BN>(p, region, acc, row0, (tile0 + t) * BN + warp_col, alpha, beta);
     return;
   }
 
-  // The indices of the first kStages - 1 steps, synchronously (the only exposed index latency).
-  for (int e = tid; e < (kStages - 1) * kPairK; e += kThreads) {
-    const int q = e / kPairK;
-    idx_ring[e] = q < steps ? __ldg(p.gather + (pair0 + q % npairs) * kPairK + e % kPairK) : -1;
+  if constexpr (kResident) {
+    // The panel's gather indices first (the B copies need them), then its metadata and A, which
+    // join step 0's group.
+    for (int c = tid; c < npairs * (kPairGatherBytes / 16); c += kThreads)
+      cp_async16(smem_addr(res_gather + c * 4), p.gather + pair0 * kPairK + c * 4, 16);
+    cp_async_commit();
+    cp_async_wait<0>();
+    __syncthreads();
+    for (int c = tid; c < npairs * kSlices * (kPairSliceMBytes / 16); c += kThreads)
+      cp_async16(smem_addr(res_meta + c * 4), p.metadata + pair0 * (kSlices * 32) + c * 4, 16);
+    for (int c = tid; c < npairs * kSlices * (kPairSliceABytes / 16); c += kThreads)
+      cp_async16(smem_addr(res_a + c * 8), p.values + pair0 * (kSlices * 512) + c * 8, 16);
+  } else {
+    // The indices of the first kStages - 1 steps, synchronously (the only exposed index latency).
+    for (int e = tid; e < (kStages - 1) * kPairK; e += kThreads) {
+      const int q = e / kPairK;
+      idx_ring[e] = q < steps ? __ldg(p.gather + (pair0 + q % npairs) * kPairK + e % kPairK) : -1;
+    }
+    __syncthreads();
   }
-  __syncthreads();
 
   // This thread's 16-byte chunk of a B row (aligned path): kPasses rows per step.
   constexpr int kChunksPerRow = BN / 8;
@@ -277,13 +341,14 @@ __global__ void __launch_bounds__(kThreads) spmm_kernel(const KernelParams p) {
   static_assert(kThreads % kChunksPerRow == 0 && kPairK % kRowsPerPass == 0, "B copy mapping");
   const int chunk = tid % kChunksPerRow, row_in_pass = tid / kChunksPerRow;
 
-  // Group q: step q's B, A and metadata, plus the indices of step q + kStages - 1.
+  // Group q: step q's B (streaming: and its A and metadata, plus the indices of step
+  // q + kStages - 1).
   auto issue = [&](int q) {
     if (q < steps) {
       const int s = q % kStages;
       const int j = q % npairs;
       const int64_t n0 = (tile0 + q / npairs) * BN;
-      const int32_t* idx = idx_ring + s * kPairK;
+      const int32_t* idx = step_idx(s, j);
       uint16_t* bs = stage_b(s);
       if constexpr (kAligned) {
         const int64_t chunk_col = n0 + chunk * 8;
@@ -306,27 +371,32 @@ __global__ void __launch_bounds__(kThreads) spmm_kernel(const KernelParams p) {
               (col >= 0 && gc < p.n) ? p.b[static_cast<int64_t>(col) * p.ldb + gc] : uint16_t{0};
         }
       }
-      const int64_t pair = pair0 + j;
-      const uint16_t* a_src = p.values + pair * (kSlices * 512);
-      uint16_t* as = stage_a(s);
-      for (int c = tid; c < kSlices * 64; c += kThreads)
-        cp_async16(smem_addr(as + c * 8), a_src + c * 8, 16);
-      if (tid < kSlices * 8)
-        cp_async16(smem_addr(stage_m(s) + tid * 4), p.metadata + pair * (kSlices * 32) + tid * 4, 16);
+      if constexpr (!kResident) {
+        const int64_t pair = pair0 + j;
+        const uint16_t* a_src = p.values + pair * (kSlices * 512);
+        uint16_t* as = pair_a(s, j);
+        for (int c = tid; c < kSlices * 64; c += kThreads)
+          cp_async16(smem_addr(as + c * 8), a_src + c * 8, 16);
+        if (tid < kSlices * 8)
+          cp_async16(smem_addr(pair_m(s, j) + tid * 4), p.metadata + pair * (kSlices * 32) + tid * 4,
+                     16);
+      }
     }
-    const int x = q + kStages - 1;
-    if (x < steps && tid < kPairK / 4)
-      cp_async16(smem_addr(idx_ring + (x % kStages) * kPairK + tid * 4),
-                 p.gather + (pair0 + x % npairs) * kPairK + tid * 4, 16);
+    if constexpr (!kResident) {
+      const int x = q + kStages - 1;
+      if (x < steps && tid < kPairK / 4)
+        cp_async16(smem_addr(idx_ring + (x % kStages) * kPairK + tid * 4),
+                   p.gather + (pair0 + x % npairs) * kPairK + tid * 4, 16);
+    }
     cp_async_commit();
   };
 
-  // Prologue: steps 0 .. kStages - 2. A barrier between issues: issue(q) overwrites the index
-  // slot issue(q - 1) read.
+  // Prologue: steps 0 .. kStages - 2. Streaming: a barrier between issues, since issue(q)
+  // overwrites the index slot issue(q - 1) read.
 #pragma unroll
   for (int q = 0; q < kStages - 1; ++q) {
     issue(q);
-    __syncthreads();
+    if constexpr (!kResident) __syncthreads();
   }
 
   int j = 0, t = 0;  // pair and tile of step q
@@ -336,41 +406,41 @@ __global__ void __launch_bounds__(kThreads) spmm_kernel(const KernelParams p) {
     issue(q + kStages - 1);
 
     const int s = q % kStages;
-    const uint16_t* as = stage_a(s);
-    const uint32_t* ms = stage_m(s);
-    uint32_t meta[kSlices];
+    const uint16_t* as = pair_a(s, j) + slice0 * 512;
+    const uint32_t* ms = pair_m(s, j) + slice0 * 32;
+    uint32_t meta[kWarpSlices];
 #pragma unroll
-    for (int sl = 0; sl < kSlices; ++sl) meta[sl] = ms[sl * 32 + lane];
+    for (int sl = 0; sl < kWarpSlices; ++sl) meta[sl] = ms[sl * 32 + lane];
     const uint32_t b_addr = smem_addr(stage_b(s) + lane * S::kBStride + warp_col);
 
     {  // first k tile of the pair: sparsity selector 0
-      uint4 a[kSlices];
+      uint4 a[kWarpSlices];
 #pragma unroll
-      for (int sl = 0; sl < kSlices; ++sl)
+      for (int sl = 0; sl < kWarpSlices; ++sl)
         a[sl] = *reinterpret_cast<const uint4*>(as + (sl * 2) * 256 + lane * 8);
 #pragma unroll
       for (int nb = 0; nb < kNB; ++nb) {
         uint32_t b[4];
         ldmatrix_x4_trans(b, b_addr + nb * 16);
 #pragma unroll
-        for (int sl = 0; sl < kSlices; ++sl) mma_sp<T, 0>(acc[sl][nb], a[sl], b, meta[sl]);
+        for (int sl = 0; sl < kWarpSlices; ++sl) mma_sp<T, 0>(acc[sl][nb], a[sl], b, meta[sl]);
       }
     }
     if (2 * j + 1 < ktiles) {  // second k tile (absent: the phantom half of an odd panel)
-      uint4 a[kSlices];
+      uint4 a[kWarpSlices];
 #pragma unroll
-      for (int sl = 0; sl < kSlices; ++sl)
+      for (int sl = 0; sl < kWarpSlices; ++sl)
         a[sl] = *reinterpret_cast<const uint4*>(as + (sl * 2 + 1) * 256 + lane * 8);
 #pragma unroll
       for (int nb = 0; nb < kNB; ++nb) {
         uint32_t b[4];
         ldmatrix_x4_trans(b, b_addr + 32 * S::kBStride * 2 + nb * 16);
 #pragma unroll
-        for (int sl = 0; sl < kSlices; ++sl) mma_sp<T, 1>(acc[sl][nb], a[sl], b, meta[sl]);
+        for (int sl = 0; sl < kWarpSlices; ++sl) mma_sp<T, 1>(acc[sl][nb], a[sl], b, meta[sl]);
       }
     }
-    if (++j == npairs) {  // the tile is complete: write it while the next tile's copies fly
-      store_tile<BT, BN>(p, slice, acc, row0, (tile0 + t) * BN, warp_col, alpha, beta);
+    if (++j == npairs) {  // the tile is complete: the warp writes it, the copies keep flying
+      store_warp_tile<BT, BN>(p, region, acc, row0, (tile0 + t) * BN + warp_col, alpha, beta);
       clear();
       j = 0;
       ++t;
@@ -379,40 +449,55 @@ __global__ void __launch_bounds__(kThreads) spmm_kernel(const KernelParams p) {
   cp_async_wait<0>();  // (only empty groups can be pending here)
 }
 
-template <class T, int BT, int BN, bool kAligned>
-cudaError_t launch_one(const KernelParams& p, int64_t panels, cudaStream_t stream) {
+template <class T, int BT, int BN, bool kAligned, bool kResident>
+cudaError_t launch_one(const KernelParams& p, int64_t panels, int smem, cudaStream_t stream) {
   const int64_t n_tiles = (p.n + BN - 1) / BN;
   const dim3 grid(static_cast<unsigned>(panels),
                   static_cast<unsigned>((n_tiles + p.tiles_per_block - 1) / p.tiles_per_block));
-  spmm_kernel<T, BT, BN, kAligned><<<grid, kThreads, TileShape<BT, BN>::kSmemBytes, stream>>>(p);
+  spmm_kernel<T, BT, BN, kAligned, kResident>
+      <<<grid, TileShape<BT, BN>::kThreads, smem, stream>>>(p);
   return cudaGetLastError();
 }
 
-template <class T, int BT, int BN, bool kAligned>
+template <class T, int BT, int BN, bool kAligned, bool kResident>
 cudaError_t load_one() {
-  return cudaFuncSetAttribute(spmm_kernel<T, BT, BN, kAligned>,
+  return cudaFuncSetAttribute(spmm_kernel<T, BT, BN, kAligned, kResident>,
                               cudaFuncAttributeMaxDynamicSharedMemorySize,
-                              TileShape<BT, BN>::kSmemBytes);
+                              kResident ? kMaxSmemPerBlock : TileShape<BT, BN>::kSmemBytes);
 }
 
+/// BLOCK_TILEs with a resident-A kernel (BN 128, aligned B only).
+constexpr bool has_resident(int bt) { return bt >= 64; }
+
 template <class T, int BT>
-cudaError_t launch_bt(const KernelParams& p, int64_t panels, int bn, bool aligned,
+cudaError_t launch_bt(const KernelParams& p, int64_t panels, const LaunchShape& shape,
                       cudaStream_t stream) {
-  if (bn == 64)
-    return aligned ? launch_one<T, BT, 64, true>(p, panels, stream)
-                   : launch_one<T, BT, 64, false>(p, panels, stream);
-  if (bn == 128)
-    return aligned ? launch_one<T, BT, 128, true>(p, panels, stream)
-                   : launch_one<T, BT, 128, false>(p, panels, stream);
+  if constexpr (has_resident(BT)) {
+    if (shape.resident) {
+      if (shape.bn != 128 || !shape.aligned) return cudaErrorInvalidValue;
+      return launch_one<T, BT, 128, true, true>(p, panels, shape.smem, stream);
+    }
+  } else {
+    if (shape.resident) return cudaErrorInvalidValue;
+  }
+  constexpr int s64 = TileShape<BT, 64>::kSmemBytes, s128 = TileShape<BT, 128>::kSmemBytes;
+  if (shape.bn == 64)
+    return shape.aligned ? launch_one<T, BT, 64, true, false>(p, panels, s64, stream)
+                         : launch_one<T, BT, 64, false, false>(p, panels, s64, stream);
+  if (shape.bn == 128)
+    return shape.aligned ? launch_one<T, BT, 128, true, false>(p, panels, s128, stream)
+                         : launch_one<T, BT, 128, false, false>(p, panels, s128, stream);
   return cudaErrorInvalidValue;
 }
 
 template <class T, int BT>
 cudaError_t load_bt() {
-  cudaError_t err = load_one<T, BT, 64, true>();
-  if (err == cudaSuccess) err = load_one<T, BT, 64, false>();
-  if (err == cudaSuccess) err = load_one<T, BT, 128, true>();
-  if (err == cudaSuccess) err = load_one<T, BT, 128, false>();
+  cudaError_t err = load_one<T, BT, 64, true, false>();
+  if (err == cudaSuccess) err = load_one<T, BT, 64, false, false>();
+  if (err == cudaSuccess) err = load_one<T, BT, 128, true, false>();
+  if (err == cudaSuccess) err = load_one<T, BT, 128, false, false>();
+  if constexpr (has_resident(BT))
+    if (err == cudaSuccess) err = load_one<T, BT, 128, true, true>();
   return err;
 }
 

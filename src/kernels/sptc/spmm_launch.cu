@@ -43,12 +43,13 @@ __global__ void pack_kernel(PackArgs a) {
 }
 
 template <class T>
-cudaError_t route(const detail::KernelParams& p, int64_t panels, const SptcConfig& cfg,
-                  bool aligned, cudaStream_t stream) {
-  switch (cfg.block_tile) {
-    case 16: return detail::launch_bt<T, 16>(p, panels, cfg.bn, aligned, stream);
-    case 32: return detail::launch_bt<T, 32>(p, panels, cfg.bn, aligned, stream);
-    case 64: return detail::launch_bt<T, 64>(p, panels, cfg.bn, aligned, stream);
+cudaError_t route(const detail::KernelParams& p, int64_t panels, int block_tile,
+                  const detail::LaunchShape& shape, cudaStream_t stream) {
+  switch (block_tile) {
+    case 16: return detail::launch_bt<T, 16>(p, panels, shape, stream);
+    case 32: return detail::launch_bt<T, 32>(p, panels, shape, stream);
+    case 64: return detail::launch_bt<T, 64>(p, panels, shape, stream);
+    case 128: return detail::launch_bt<T, 128>(p, panels, shape, stream);
   }
   return cudaErrorInvalidValue;
 }
@@ -59,20 +60,33 @@ cudaError_t load(int block_tile) {
     case 16: return detail::load_bt<T, 16>();
     case 32: return detail::load_bt<T, 32>();
     case 64: return detail::load_bt<T, 64>();
+    case 128: return detail::load_bt<T, 128>();
   }
   return cudaErrorInvalidValue;
 }
 
+template <int BT>
+int smem_of(int bn, bool resident, int max_pairs) {
+  using S64 = TileShape<BT, 64>;
+  using S128 = TileShape<BT, 128>;
+  if (resident) return S128::kResidentBaseBytes + max_pairs * S128::kResidentPairBytes;
+  return bn == 128 ? S128::kSmemBytes : S64::kSmemBytes;
+}
+
 }  // namespace
 
-int smem_bytes(int block_tile, int bn) {
-  const bool wide = bn == 128;
+int smem_bytes(int block_tile, int bn, bool resident, int max_pairs) {
   switch (block_tile) {
-    case 16: return wide ? TileShape<16, 128>::kSmemBytes : TileShape<16, 64>::kSmemBytes;
-    case 32: return wide ? TileShape<32, 128>::kSmemBytes : TileShape<32, 64>::kSmemBytes;
-    case 64: return wide ? TileShape<64, 128>::kSmemBytes : TileShape<64, 64>::kSmemBytes;
+    case 16: return smem_of<16>(bn, resident, max_pairs);
+    case 32: return smem_of<32>(bn, resident, max_pairs);
+    case 64: return smem_of<64>(bn, resident, max_pairs);
+    case 128: return smem_of<128>(bn, resident, max_pairs);
   }
   return 0;
+}
+
+bool b_aligned(const void* ptr, int64_t ld, spxOrder_t order) {
+  return order == SPX_ORDER_COL || (reinterpret_cast<uintptr_t>(ptr) % 16 == 0 && ld % 8 == 0);
 }
 
 size_t workspace_bytes(int64_t k, int64_t n, spxOrder_t b_order) {
@@ -88,6 +102,7 @@ cudaError_t spmm(const SpmmArgs& a, const SptcConfig& cfg, cudaStream_t stream) 
   p.panel_info = a.panel_info;
   p.panel_order = a.panel_order;
   p.gather = a.gather;
+  p.row_map = a.row_map;
   p.metadata = a.metadata;
   p.values = static_cast<const uint16_t*>(a.values);
   p.C = a.C;
@@ -111,8 +126,17 @@ cudaError_t spmm(const SpmmArgs& a, const SptcConfig& cfg, cudaStream_t stream) 
     const cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess) return err;
   }
-  return a.bf16 ? route<__nv_bfloat16>(p, a.panels, cfg, aligned, stream)
-                : route<__half>(p, a.panels, cfg, aligned, stream);
+  detail::LaunchShape shape;
+  shape.bn = cfg.bn;
+  shape.aligned = aligned;
+  // The resident kernel needs the cp.async gather and room for the longest panel.
+  shape.resident = cfg.resident && aligned && cfg.bn == 128 && cfg.block_tile >= 64;
+  if (shape.resident) {
+    shape.smem = smem_bytes(cfg.block_tile, 128, true, a.max_pairs);
+    if (shape.smem > kMaxSmemPerBlock) shape.resident = false;
+  }
+  return a.bf16 ? route<__nv_bfloat16>(p, a.panels, cfg.block_tile, shape, stream)
+                : route<__half>(p, a.panels, cfg.block_tile, shape, stream);
 }
 
 cudaError_t spmm_load(int block_tile, bool bf16) {

@@ -18,6 +18,8 @@ struct SpmmArgs {
   const int32_t* panel_info = nullptr;   ///< 2 per panel: first pair, k tiles
   const int32_t* panel_order = nullptr;  ///< panels, longest first
   const int32_t* gather = nullptr;       ///< 64 per pair
+  const int32_t* row_map = nullptr;      ///< reordered row -> row of C, or null (identity)
+  int max_pairs = 0;                     ///< the longest panel's pairs (resident-A smem)
   const uint32_t* metadata = nullptr;    ///< 32 per (pair, slice)
   const void* values = nullptr;          ///< 512 16-bit values per (pair, slice)
   bool bf16 = false;                     ///< A and B are bfloat16 (else fp16)
@@ -31,7 +33,11 @@ size_t workspace_bytes(int64_t k, int64_t n, spxOrder_t b_order);
 
 /// Queues the product on `stream`. A row-major B whose rows are 16-byte aligned (ld % 8 == 0,
 /// pointer 16-byte aligned) is gathered with cp.async; any other row-major B element by element;
-/// a column-major B is first transposed into the workspace (row-major, aligned).
+/// a column-major B is first transposed into the workspace (row-major, aligned). A resident-A
+/// configuration falls back to the streaming kernel where B is not aligned.
+/// True when a row-major B at `ptr` with leading dimension ld takes the cp.async gather (and a
+/// column-major B always does, through the workspace).
+bool b_aligned(const void* ptr, int64_t ld, spxOrder_t order);
 cudaError_t spmm(const SpmmArgs& args, const SptcConfig& cfg, cudaStream_t stream);
 
 /// Loads every kernel a plan of this block tile may launch and opts them in to their shared
