@@ -271,7 +271,7 @@ std::unique_ptr<SpmmKernelPlan> build_sptc_spmm(const SpmmProblem& p, spxPlanInf
   plan::SptcReorderConfig cfg;
   cfg.threads = 0;
   const int cluster = env_switch("SPX_SPTC_CLUSTER");  // 0: identity, 1: always clustered
-  cfg.row_order = cluster < 0    ? plan::SptcRowOrder::kAuto
+  cfg.row_order = cluster < 0    ? plan::sptc_default_row_order(p.B.cols)
                   : cluster == 0 ? plan::SptcRowOrder::kIdentity
                                  : plan::SptcRowOrder::kClustered;
   const int forced = forced_block_tile(vec_len_of(p.A));

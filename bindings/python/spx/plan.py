@@ -183,9 +183,11 @@ class SpMMPlan(Plan):
         opts, temporary = resolve_options(options, autotune)
         try:
             with b.descriptor() as bd, c.descriptor() as cd:
-                call("spxSpMM_analyzeWithOptions", h.ptr, A.descr, bd.ptr, cd.ptr,
-                     int(self.compute_type), int(alg), opts.ptr if opts is not None else None,
-                     ctypes.byref(self._ptr))
+                args = (h.ptr, A.descr, bd.ptr, cd.ptr, int(self.compute_type), int(alg))
+                if opts is None:  # errors then name the call users know
+                    call("spxSpMM_analyze", *args, ctypes.byref(self._ptr))
+                else:
+                    call("spxSpMM_analyzeWithOptions", *args, opts.ptr, ctypes.byref(self._ptr))
         finally:
             if temporary:
                 opts.close()
@@ -245,9 +247,11 @@ class SDDMMPlan(Plan):
         self.compute_type = as_datatype(compute_type) if compute_type is not None else _default_compute(a.dtype)
         h = resolve(handle, [a.view])
         with a.descriptor() as ad, b.descriptor() as bd:
-            call("spxSDDMM_analyzeWithOptions", h.ptr, ad.ptr, bd.ptr, C.descr,
-                 int(self.compute_type), int(alg), options.ptr if options is not None else None,
-                 ctypes.byref(self._ptr))
+            args = (h.ptr, ad.ptr, bd.ptr, C.descr, int(self.compute_type), int(alg))
+            if options is None:
+                call("spxSDDMM_analyze", *args, ctypes.byref(self._ptr))
+            else:
+                call("spxSDDMM_analyzeWithOptions", *args, options.ptr, ctypes.byref(self._ptr))
 
     def __call__(self, A, B, C=None, *, alpha=1.0, beta=0.0, handle=None):
         C = self.C if C is None else C
