@@ -30,7 +30,7 @@ if ! command -v nvcc >/dev/null; then
   if [ -x /usr/local/cuda/bin/nvcc ]; then
     echo "nvcc is at /usr/local/cuda/bin: add it to PATH (export PATH=/usr/local/cuda/bin:\$PATH)"
   else
-    echo "error: the CUDA toolkit (nvcc) is required to build libspx; install CUDA 12 or 13" >&2
+    echo "error: the CUDA toolkit (nvcc) is required to build libspx; install CUDA 12.5 or newer" >&2
   fi
   exit 1
 fi
