@@ -9,22 +9,38 @@
 
 namespace {
 
-/// The value type of each option: its size in bytes, checked against the caller's `size`.
-size_t option_size(spxPlanOption_t option) {
+/// Where an option lives and which values it takes. Every option today is an int32_t; the
+/// caller's `size` is checked against that.
+struct OptionField {
+  int32_t spxPlanOptions::*member;
+  const char* name;
+  const char* range;  ///< the accepted values, as the error message states them
+  bool (*valid)(int32_t);
+};
+
+OptionField field(spxPlanOption_t option) {
   switch (option) {
     case SPX_PLAN_OPTION_AUTOTUNE:
+      return {&spxPlanOptions::autotune, "SPX_PLAN_OPTION_AUTOTUNE", "0 or 1",
+              [](int32_t v) { return v == 0 || v == 1; }};
     case SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT:
-      return sizeof(int32_t);
+      return {&spxPlanOptions::values_layout, "SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT",
+              "SPX_VALUES_LAYOUT_NATIVE (0) or SPX_VALUES_LAYOUT_SRBCRS (1)", [](int32_t v) {
+                return v == SPX_VALUES_LAYOUT_NATIVE || v == SPX_VALUES_LAYOUT_SRBCRS;
+              }};
   }
   spx::fail(SPX_STATUS_INVALID_VALUE,
             spx::strf("option (%d) is not a spxPlanOption_t value", static_cast<int>(option)));
 }
 
-void check_value_buffer(spxPlanOption_t option, const void* value, size_t size) {
+/// The option's field, after checking the caller's value buffer against its type.
+OptionField checked_field(spxPlanOption_t option, const void* value, size_t size) {
   spx::validate::not_null(value, "value");
-  const size_t expected = option_size(option);
-  SPX_CHECK_ARG(size == expected, "size (%zu) must be %zu bytes, the size of the option's value",
-                size, expected);
+  const OptionField f = field(option);
+  SPX_CHECK_ARG(size == sizeof(int32_t),
+                "size (%zu) must be %zu bytes, the size of the option's value", size,
+                sizeof(int32_t));
+  return f;
 }
 
 }  // namespace
@@ -47,26 +63,11 @@ spxStatus_t spxPlanOptionsSet(spxPlanOptions_t options, spxPlanOption_t option, 
                               size_t size) {
   return spx::guard("spxPlanOptionsSet", [&] {
     spx::validate::not_null(options, "options");
-    check_value_buffer(option, value, size);
-    switch (option) {
-      case SPX_PLAN_OPTION_AUTOTUNE: {
-        int32_t v;
-        std::memcpy(&v, value, sizeof v);
-        SPX_CHECK_ARG(v == 0 || v == 1, "SPX_PLAN_OPTION_AUTOTUNE must be 0 or 1, not %d", v);
-        options->autotune = v;
-        return;
-      }
-      case SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT: {
-        int32_t v;
-        std::memcpy(&v, value, sizeof v);
-        SPX_CHECK_ARG(v == SPX_VALUES_LAYOUT_NATIVE || v == SPX_VALUES_LAYOUT_SRBCRS,
-                      "SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT must be SPX_VALUES_LAYOUT_NATIVE (0) "
-                      "or SPX_VALUES_LAYOUT_SRBCRS (1), not %d",
-                      v);
-        options->values_layout = v;
-        return;
-      }
-    }
+    const OptionField f = checked_field(option, value, size);
+    int32_t v;
+    std::memcpy(&v, value, sizeof v);
+    SPX_CHECK_ARG(f.valid(v), "%s must be %s, not %d", f.name, f.range, v);
+    options->*f.member = v;
   });
 }
 
@@ -74,15 +75,8 @@ spxStatus_t spxPlanOptionsGet(spxConstPlanOptions_t options, spxPlanOption_t opt
                               size_t size) {
   return spx::guard("spxPlanOptionsGet", [&] {
     spx::validate::not_null(options, "options");
-    check_value_buffer(option, value, size);
-    switch (option) {
-      case SPX_PLAN_OPTION_AUTOTUNE:
-        std::memcpy(value, &options->autotune, sizeof options->autotune);
-        return;
-      case SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT:
-        std::memcpy(value, &options->values_layout, sizeof options->values_layout);
-        return;
-    }
+    const OptionField f = checked_field(option, value, size);
+    std::memcpy(value, &(options->*f.member), sizeof(int32_t));
   });
 }
 
