@@ -33,17 +33,9 @@ namespace {
 using ll = long long;
 constexpr int64_t kInt32Max = INT32_MAX;
 
-void not_null(const void* p, const char* what) {
-  SPX_CHECK_ARG(p != nullptr, "%s is NULL", what);
-}
-
-void non_negative(int64_t v, const char* what) {
-  SPX_CHECK_ARG(v >= 0, "%s (%lld) must be >= 0", what, ll(v));
-}
-
-void positive(int64_t v, const char* what) {
-  SPX_CHECK_ARG(v >= 1, "%s (%lld) must be >= 1", what, ll(v));
-}
+using spx::validate::non_negative;
+using spx::validate::not_null;
+using spx::validate::positive;
 
 // Checks a dense fp32 input and returns its view. The shape must fit the int32 indices the
 // sparse outputs use; ld must cover a row (row-major) or a column (column-major).

@@ -11,10 +11,6 @@ constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 
 const char* order_name(spxOrder_t o) { return o == SPX_ORDER_ROW ? "row" : "column"; }
 
-void non_negative(int64_t v, const char* what) {
-  SPX_CHECK_ARG(v >= 0, "%s (%lld) must be >= 0", what, static_cast<long long>(v));
-}
-
 /// Sparse value types a user may hand in (32I is accepted too: it is an SDDMM output type).
 void sparse_value_type(spxDataType_t t) { data_type(t, "the sparse value type"); }
 
@@ -32,6 +28,14 @@ void order(spxOrder_t o, const char* what) {
 }
 
 void not_null(const void* p, const char* what) { SPX_CHECK_ARG(p != nullptr, "%s is NULL", what); }
+
+void non_negative(int64_t v, const char* what) {
+  SPX_CHECK_ARG(v >= 0, "%s (%lld) must be >= 0", what, static_cast<long long>(v));
+}
+
+void positive(int64_t v, const char* what) {
+  SPX_CHECK_ARG(v >= 1, "%s (%lld) must be >= 1", what, static_cast<long long>(v));
+}
 
 void dense_input(int64_t rows, int64_t cols, const void* dense, int64_t ld, spxOrder_t o) {
   non_negative(rows, "rows");
@@ -56,9 +60,9 @@ void dense_input(int64_t rows, int64_t cols, const void* dense, int64_t ld, spxO
 
 void nm_parameters(int64_t rows, int64_t cols, int64_t n, int64_t m, int64_t l) {
   using ll = long long;
-  SPX_CHECK_ARG(n >= 1, "N (%lld) must be >= 1", ll(n));
-  SPX_CHECK_ARG(m >= 1, "M (%lld) must be >= 1", ll(m));
-  SPX_CHECK_ARG(l >= 1, "L (%lld) must be >= 1", ll(l));
+  positive(n, "N");
+  positive(m, "M");
+  positive(l, "L");
   SPX_CHECK_ARG(n <= m, "N (%lld) must be <= M (%lld)", ll(n), ll(m));
   SPX_CHECK_ARG(cols % m == 0, "cols (%lld) must be a multiple of M (%lld)", ll(cols), ll(m));
   SPX_CHECK_ARG(rows % l == 0, "rows (%lld) must be a multiple of L (%lld)", ll(rows), ll(l));

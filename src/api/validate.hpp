@@ -12,6 +12,9 @@ void handle(const spxContext* h);
 void data_type(spxDataType_t t, const char* what);
 void order(spxOrder_t o, const char* what);
 void not_null(const void* p, const char* what);
+/// "<what> (v) must be >= 0" / ">= 1" as INVALID_VALUE.
+void non_negative(int64_t v, const char* what);
+void positive(int64_t v, const char* what);
 
 void dense_create(int64_t rows, int64_t cols, int64_t ld, const void* values, spxDataType_t type,
                   spxOrder_t order);
