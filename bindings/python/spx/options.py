@@ -72,7 +72,6 @@ class PlanOptions(COwner):
         self.set(PlanOption.SPARSE_VALUES_LAYOUT, int(layout))
 
 
-
 def resolve_options(options: PlanOptions | None, autotune: bool | None) -> tuple[PlanOptions | None, bool]:
     """The options to analyze with: the caller's, or a temporary object when only `autotune`
     was given. Returns (options or None, whether the caller must close them)."""
