@@ -64,6 +64,9 @@ struct NmCase {
   std::string tile;  ///< "": the plan decides
   int stage_b = -1;  ///< column-major B staged row-major: -1 default, 0 / 1 forced
   bool device_scalars = false;
+  /// Execute with a copy of B 4 bytes off 16-byte alignment (the plan saw an aligned B): the
+  /// tensor copies cannot read it, so the call runs on the cp.async kernel.
+  bool b_misaligned_at_execute = false;
   uint64_t seed = 1;
 
   std::string what() const {
@@ -73,7 +76,8 @@ struct NmCase {
            " beta " + std::to_string(beta) + ", ld pad " + std::to_string(ld_pad) + ", packing " +
            std::to_string(packing) + ", split " + std::to_string(split) + ", tile '" + tile +
            "', stage B " + std::to_string(stage_b) + (device_scalars ? ", device scalars" : "") +
-           ", seed " + std::to_string(seed);
+           (b_misaligned_at_execute ? ", B misaligned at execute" : "") + ", seed " +
+           std::to_string(seed);
   }
 };
 
@@ -137,6 +141,17 @@ spxPlanInfo_t run_case(spxHandle_t h, const NmCase& c, int64_t* failures) {
   if (staged && info.workspace_bytes < static_cast<size_t>(c.k * c.n * 4))
     problems += "staging without workspace; ";
 
+  // The execute-time B: the analyzed one, or a copy at a pointer 4 bytes off alignment.
+  DeviceBuffer shifted;
+  UniqueDnMat shifted_descr;
+  spxDnMatDescr_t run_b = dB.get();
+  if (c.b_misaligned_at_execute) {
+    shifted = DeviceBuffer(o.B.data.size() + 4);
+    shifted.upload(o.B.data.data(), o.B.data.size(), 4);
+    shifted_descr = make_dense_descr(o.B, static_cast<unsigned char*>(shifted.get()) + 4);
+    run_b = shifted_descr.get();
+  }
+
   DeviceBuffer workspace(info.workspace_bytes);
   const ScalarBytes alpha = make_scalar(c.alpha, SPX_R_32F), beta = make_scalar(c.beta, SPX_R_32F);
   spxStatus_t run_st;
@@ -145,12 +160,12 @@ spxPlanInfo_t run_case(spxHandle_t h, const NmCase& c, int64_t* failures) {
     d_alpha.upload(alpha.get(), sizeof(float));
     d_beta.upload(beta.get(), sizeof(float));
     REQUIRE_SPX(spxSetPointerMode(h, SPX_POINTER_MODE_DEVICE));
-    run_st = spxSpMM(h, plan.get(), d_alpha.get(), dA.get(), dB.get(), d_beta.get(), dC.get(),
+    run_st = spxSpMM(h, plan.get(), d_alpha.get(), dA.get(), run_b, d_beta.get(), dC.get(),
                      workspace.get());
     device_sync();
     REQUIRE_SPX(spxSetPointerMode(h, SPX_POINTER_MODE_HOST));
   } else {
-    run_st = spxSpMM(h, plan.get(), alpha.get(), dA.get(), dB.get(), beta.get(), dC.get(),
+    run_st = spxSpMM(h, plan.get(), alpha.get(), dA.get(), run_b, beta.get(), dC.get(),
                      workspace.get());
     device_sync();
   }
@@ -251,6 +266,46 @@ TEST_CASE("NM tiles x split-K x orders x tails x scalars", "[nm][spmm]") {
     INFO("runs on the " << tile << " tile: " << hits[tile]);
     CHECK(hits[tile] >= 12);
   }
+}
+
+TEST_CASE("NM tensor-copy plan executed with a B the copies cannot read", "[nm][spmm]") {
+  // On sm_90 a plan made for an aligned row-major B runs on the tensor-copy kernel; a later call
+  // whose B sits 4 bytes off 16-byte alignment must run on the cp.async kernel instead (same
+  // plan, same result). Elsewhere both calls use the cp.async kernel and the case still checks
+  // the unaligned-B loads.
+  int device = 0, major = 0;
+  REQUIRE(cudaGetDevice(&device) == cudaSuccess);
+  REQUIRE(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess);
+  UniqueHandle h = make_handle();
+  int64_t failures = 0;
+  struct Pattern {
+    int64_t N, M, L;
+  };
+  const Pattern patterns[] = {{2, 4, 32}, {1, 8, 16}, {3, 8, 64}, {5, 16, 128}};
+  uint64_t seed = 11000;
+  int index = 0;
+  for (int split : {1, 3})
+    for (const Pattern& p : patterns) {
+      NmCase c;
+      c.N = p.N;
+      c.M = p.M;
+      c.L = p.L;
+      c.m = (index % 2) ? 3 * 128 : 2 * p.L;
+      c.k = round_up(std::max<int64_t>(p.M * 8, 160 * p.M / p.N + p.M), p.M);
+      c.n = (index % 2) ? 64 : 36;  // 16-byte rows at analyze
+      c.b_order = SPX_ORDER_ROW;
+      c.c_order = (index % 2) ? SPX_ORDER_ROW : SPX_ORDER_COL;
+      c.alpha = kAlphaBeta[index % 3][0];
+      c.beta = kAlphaBeta[index % 3][1];
+      c.packing = 0;
+      c.split = split;
+      c.b_misaligned_at_execute = true;
+      c.seed = seed++;
+      ++index;
+      const spxPlanInfo_t info = run_case(h.get(), c, &failures);
+      if (major >= 9) CHECK(info_config(info).find("loads tma") != std::string::npos);
+    }
+  CHECK(failures == 0);
 }
 
 TEST_CASE("NM larger shapes: the model's own choices", "[nm][spmm]") {
