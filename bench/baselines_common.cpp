@@ -1,7 +1,9 @@
+#include <algorithm>
 #include <cstdio>
 #include <set>
 
 #include "baselines.hpp"
+#include "parallel.hpp"
 
 namespace bench {
 
@@ -43,9 +45,11 @@ std::vector<float> dense_a_rowmajor(const Problem& p, int64_t ld, float scale) {
       for (int64_t r = 0; r < m; ++r) a[r * ld + c] = p.a[r + c * m] * scale;
   } else {
     const HostCsr& csr = p.sparse.csr;
-    for (int64_t r = 0; r < m; ++r)
-      for (int64_t j = csr.row_ptr[r]; j < csr.row_ptr[r + 1]; ++j)
-        a[r * ld + csr.col_ind[j]] += csr.values[j] * scale;
+    parallel_for(m, 256, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r)
+        for (int64_t j = csr.row_ptr[r]; j < csr.row_ptr[r + 1]; ++j)
+          a[r * ld + csr.col_ind[j]] += csr.values[j] * scale;
+    });
   }
   return a;
 }
@@ -53,8 +57,10 @@ std::vector<float> dense_a_rowmajor(const Problem& p, int64_t ld, float scale) {
 std::vector<float> b_colmajor(const Problem& p, int64_t ld, float scale) {
   const int64_t k = p.spec.k, n = p.spec.n;
   std::vector<float> b(static_cast<size_t>(ld * n), 0.0f);
-  for (int64_t c = 0; c < n; ++c)
-    for (int64_t r = 0; r < k; ++r) b[r + c * ld] = p.b[r + c * k] * scale;
+  parallel_for(n, 1 + (1 << 16) / std::max<int64_t>(1, k), [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c)
+      for (int64_t r = 0; r < k; ++r) b[r + c * ld] = p.b[r + c * k] * scale;
+  });
   return b;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "parallel.hpp"
 
 namespace bench {
 
@@ -14,7 +15,10 @@ namespace {
 
 Reference dgemm(const GpuContext& gpu, const std::vector<double>& a, int64_t m, int64_t k,
                 const std::vector<float>& b_float, int64_t n) {
-  std::vector<double> b(b_float.begin(), b_float.end());
+  std::vector<double> b(b_float.size());
+  parallel_for(static_cast<int64_t>(b.size()), 1 << 20, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) b[i] = b_float[i];
+  });
   DeviceBuffer da = DeviceBuffer::from(a), db = DeviceBuffer::from(b);
   DeviceBuffer dc(static_cast<size_t>(m * n) * sizeof(double));
   const double one = 1.0, zero = 0.0;
@@ -45,9 +49,11 @@ double ratio(double max_diff, double max_ref, bool finite) {
 Reference reference_spmm(const GpuContext& gpu, const HostCsr& a, const std::vector<float>& b,
                          int64_t n) {
   std::vector<double> dense(static_cast<size_t>(a.rows * a.cols), 0.0);
-  for (int64_t r = 0; r < a.rows; ++r)
-    for (int64_t j = a.row_ptr[r]; j < a.row_ptr[r + 1]; ++j)
-      dense[static_cast<size_t>(r + a.col_ind[j] * a.rows)] += a.values[j];
+  parallel_for(a.rows, 256, [&](int64_t r0, int64_t r1) {  // threads own disjoint rows
+    for (int64_t r = r0; r < r1; ++r)
+      for (int64_t j = a.row_ptr[r]; j < a.row_ptr[r + 1]; ++j)
+        dense[static_cast<size_t>(r + a.col_ind[j] * a.rows)] += a.values[j];
+  });
   return dgemm(gpu, dense, a.rows, a.cols, b, n);
 }
 

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "check.hpp"
+#include "parallel.hpp"
 
 namespace bench {
 
@@ -54,6 +55,10 @@ void int_ranges(int a_bits, int b_bits, int64_t k, int64_t* a_max, int64_t* b_ma
 
 std::vector<uint8_t> encode(const float* src, int64_t count, ValueType t) {
   std::vector<uint8_t> out(storage_bytes(t, count), 0);
+  if (t == ValueType::F32) {
+    if (count > 0) std::memcpy(out.data(), src, static_cast<size_t>(count) * 4);
+    return out;
+  }
   auto sat = [](float v, int64_t lo, int64_t hi) {
     double r = std::nearbyint(static_cast<double>(v));
     return static_cast<int64_t>(std::min<double>(hi, std::max<double>(lo, r)));
@@ -103,46 +108,50 @@ std::vector<uint8_t> spx_encode(const float* src, int64_t count, ValueType t) {
 std::vector<double> decode(const void* bytes, int64_t count, ValueType t) {
   std::vector<double> out(static_cast<size_t>(count));
   const uint8_t* p = static_cast<const uint8_t*>(bytes);
-  for (int64_t i = 0; i < count; ++i) {
-    switch (t) {
-      case ValueType::F32: {
-        float v;
-        std::memcpy(&v, p + i * 4, 4);
-        out[i] = v;
-        break;
-      }
-      case ValueType::F16: {
-        __half h;
-        std::memcpy(&h, p + i * 2, 2);
-        out[i] = __half2float(h);
-        break;
-      }
-      case ValueType::BF16: {
-        __nv_bfloat16 h;
-        std::memcpy(&h, p + i * 2, 2);
-        out[i] = __bfloat162float(h);
-        break;
-      }
-      case ValueType::I32: {
-        int32_t v;
-        std::memcpy(&v, p + i * 4, 4);
-        out[i] = v;
-        break;
-      }
-      case ValueType::I8: out[i] = static_cast<int8_t>(p[i]); break;
-      case ValueType::I16: {
-        int16_t v;
-        std::memcpy(&v, p + i * 2, 2);
-        out[i] = v;
-        break;
-      }
-      case ValueType::I4: {
-        uint8_t nib = (i % 2 == 0) ? (p[i / 2] & 0xF) : (p[i / 2] >> 4);
-        out[i] = (nib & 0x8) ? static_cast<int>(nib) - 16 : static_cast<int>(nib);
-        break;
+  parallel_for(count, 1 << 20, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      switch (t) {
+        case ValueType::F32: {
+          float v;
+          std::memcpy(&v, p + i * 4, 4);
+          out[i] = v;
+          break;
+        }
+        case ValueType::F16: {
+          __half h;
+          std::memcpy(&h, p + i * 2, 2);
+          out[i] = __half2float(h);
+          break;
+        }
+        case ValueType::BF16: {
+          __nv_bfloat16 h;
+          std::memcpy(&h, p + i * 2, 2);
+          out[i] = __bfloat162float(h);
+          break;
+        }
+        case ValueType::I32: {
+          int32_t v;
+          std::memcpy(&v, p + i * 4, 4);
+          out[i] = v;
+          break;
+        }
+        case ValueType::I8:
+          out[i] = static_cast<int8_t>(p[i]);
+          break;
+        case ValueType::I16: {
+          int16_t v;
+          std::memcpy(&v, p + i * 2, 2);
+          out[i] = v;
+          break;
+        }
+        case ValueType::I4: {
+          uint8_t nib = (i % 2 == 0) ? (p[i / 2] & 0xF) : (p[i / 2] >> 4);
+          out[i] = (nib & 0x8) ? static_cast<int>(nib) - 16 : static_cast<int>(nib);
+          break;
+        }
       }
     }
-  }
+  });
   return out;
 }
 
@@ -153,12 +162,20 @@ int64_t dense_elements(int64_t rows, int64_t cols, spxOrder_t order, int64_t ld)
 std::vector<float> arrange(const std::vector<float>& colmajor, int64_t rows, int64_t cols,
                            spxOrder_t order, int64_t ld) {
   std::vector<float> out(static_cast<size_t>(dense_elements(rows, cols, order, ld)), 0.0f);
-  for (int64_t c = 0; c < cols; ++c)
-    for (int64_t r = 0; r < rows; ++r) {
-      float v = colmajor[r + c * rows];
-      if (order == SPX_ORDER_ROW) out[r * ld + c] = v;
-      else out[r + c * ld] = v;
-    }
+  if (order == SPX_ORDER_COL) {
+    parallel_for(cols, 1 + (1 << 16) / std::max<int64_t>(1, rows), [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c)
+        std::copy(colmajor.begin() + c * rows, colmajor.begin() + (c + 1) * rows,
+                  out.begin() + c * ld);
+    });
+    return out;
+  }
+  // Row-major: 64-row strips (threads own disjoint rows), columns walked inside a strip.
+  parallel_for((rows + 63) / 64, 4, [&](int64_t s0, int64_t s1) {
+    for (int64_t c = 0; c < cols; ++c)
+      for (int64_t r = s0 * 64; r < std::min(rows, s1 * 64); ++r)
+        out[r * ld + c] = colmajor[r + c * rows];
+  });
   return out;
 }
 
