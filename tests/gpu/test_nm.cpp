@@ -13,10 +13,10 @@
 #include <cstring>
 #include <limits>
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
+#include "env_override.hpp"
 #include "runner.hpp"
 #include "spx_catch.hpp"
 
@@ -25,29 +25,6 @@ namespace ref = spx::ref;
 
 namespace {
 
-/// Sets (or clears, for an empty value) an environment variable for the scope.
-class EnvOverride {
- public:
-  EnvOverride(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = std::string(old);
-    if (value.empty())
-      unsetenv(name);
-    else
-      setenv(name, value.c_str(), 1);
-  }
-  ~EnvOverride() {
-    if (old_)
-      setenv(name_.c_str(), old_->c_str(), 1);
-    else
-      unsetenv(name_.c_str());
-  }
-  EnvOverride(const EnvOverride&) = delete;
-  EnvOverride& operator=(const EnvOverride&) = delete;
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
 
 std::string info_config(const spxPlanInfo_t& info) {
   return std::string(info.config, strnlen(info.config, sizeof info.config));

@@ -18,10 +18,10 @@
 #include <cuda_fp16.h>
 #include <cstdlib>
 #include <cstring>
-#include <optional>
 #include <string>
 #include <vector>
 
+#include "env_override.hpp"
 #include "runner.hpp"
 #include "spx_catch.hpp"
 #include "sptc_mma_probe.hpp"
@@ -31,29 +31,6 @@ namespace ref = spx::ref;
 
 namespace {
 
-/// Sets an environment variable for the scope (unset when value is empty), restoring it after.
-class EnvOverride {
- public:
-  EnvOverride(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = std::string(old);
-    if (value.empty())
-      unsetenv(name);
-    else
-      setenv(name, value.c_str(), 1);
-  }
-  ~EnvOverride() {
-    if (old_)
-      setenv(name_.c_str(), old_->c_str(), 1);
-    else
-      unsetenv(name_.c_str());
-  }
-  EnvOverride(const EnvOverride&) = delete;
-  EnvOverride& operator=(const EnvOverride&) = delete;
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
 
 std::string str(const char* chars, size_t cap) { return std::string(chars, strnlen(chars, cap)); }
 

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "env_override.hpp"
 #include "runner.hpp"
 #include "spx_catch.hpp"
 
@@ -48,18 +49,15 @@ struct RunOptions {
   const char* int4 = nullptr;   ///< SPX_SRBCRS_FORCE_INT4 ("native" / "unpacked")
 };
 
-/// RAII setting of the schedule and path overrides analyze reads.
+/// RAII setting of the schedule and path overrides analyze reads (unset when not given).
 struct ForceSchedule {
-  ForceSchedule(int split, const char* order, const char* int4 = nullptr) {
-    if (split > 0) setenv("SPX_SRBCRS_FORCE_SPLIT", std::to_string(split).c_str(), 1);
-    if (order != nullptr) setenv("SPX_SRBCRS_FORCE_ORDER", order, 1);
-    if (int4 != nullptr) setenv("SPX_SRBCRS_FORCE_INT4", int4, 1);
-  }
-  ~ForceSchedule() {
-    unsetenv("SPX_SRBCRS_FORCE_SPLIT");
-    unsetenv("SPX_SRBCRS_FORCE_ORDER");
-    unsetenv("SPX_SRBCRS_FORCE_INT4");
-  }
+  ForceSchedule(int split, const char* order, const char* int4 = nullptr)
+      : split_("SPX_SRBCRS_FORCE_SPLIT", split > 0 ? std::to_string(split) : ""),
+        order_("SPX_SRBCRS_FORCE_ORDER", order != nullptr ? order : ""),
+        int4_("SPX_SRBCRS_FORCE_INT4", int4 != nullptr ? int4 : "") {}
+
+ private:
+  EnvOverride split_, order_, int4_;
 };
 
 /// Whether a plan for these operand types runs the native int4 path (forced, or sm_80's rule).

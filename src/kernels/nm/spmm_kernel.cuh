@@ -31,37 +31,11 @@
 
 #include <cstdint>
 
+#include "kernels/common/cp_async.cuh"
 #include "kernels/common/elements.cuh"
 #include "kernels/nm/launch.hpp"
 
 namespace spx::kernels::nm::detail {
-
-__device__ __forceinline__ unsigned smem_address(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-
-/// 16-byte asynchronous copy global -> shared, bypassing L1; src_bytes < 16 zero-fills the rest.
-__device__ __forceinline__ void cp_async16(void* dst, const void* src, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(dst)), "l"(src),
-               "r"(src_bytes)
-               : "memory");
-}
-
-/// 4-byte asynchronous copy (through L1: neighbouring threads share the sectors).
-__device__ __forceinline__ void cp_async4(void* dst, const void* src, int src_bytes) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(smem_address(dst)), "l"(src),
-               "r"(src_bytes)
-               : "memory");
-}
-
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-
-template <int Pending>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
-}
 
 __host__ __device__ __forceinline__ int align16_int(int bytes) {
   return (bytes + 15) & ~15;

@@ -28,29 +28,12 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/common/cp_async.cuh"
 #include "kernels/common/elements.cuh"
 #include "kernels/sptc/config.hpp"
 #include "kernels/sptc/launch.cuh"
 
 namespace spx::kernels::sptc::detail {
-
-__device__ __forceinline__ uint32_t smem_addr(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-/// 16-byte async copy global -> shared; src_bytes < 16 zero-fills the rest (0: all zeros, no read).
-__device__ __forceinline__ void cp_async16(uint32_t dst, const void* src, int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
-               "r"(src_bytes)
-               : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
 
 /// Four 8x8 16-bit matrices, transposed: lane l gives the address of row l (matrix l / 8); each
 /// lane receives, per matrix, the elements (rows 2 (l % 4), 2 (l % 4) + 1; column l / 4) = the
@@ -317,14 +300,14 @@ __global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 1
     // The panel's gather indices first (the B copies need them), then its metadata and A, which
     // join step 0's group.
     for (int c = tid; c < npairs * (kPairGatherBytes / 16); c += kThreads)
-      cp_async16(smem_addr(res_gather + c * 4), p.gather + pair0 * kPairK + c * 4, 16);
+      cp_async16(smem_address(res_gather + c * 4), p.gather + pair0 * kPairK + c * 4, 16);
     cp_async_commit();
     cp_async_wait<0>();
     __syncthreads();
     for (int c = tid; c < npairs * kSlices * (kPairSliceMBytes / 16); c += kThreads)
-      cp_async16(smem_addr(res_meta + c * 4), p.metadata + pair0 * (kSlices * 32) + c * 4, 16);
+      cp_async16(smem_address(res_meta + c * 4), p.metadata + pair0 * (kSlices * 32) + c * 4, 16);
     for (int c = tid; c < npairs * kSlices * (kPairSliceABytes / 16); c += kThreads)
-      cp_async16(smem_addr(res_a + c * 8), p.values + pair0 * (kSlices * 512) + c * 8, 16);
+      cp_async16(smem_address(res_a + c * 8), p.values + pair0 * (kSlices * 512) + c * 8, 16);
   } else {
     // The indices of the first kStages - 1 steps, synchronously (the only exposed index latency).
     for (int e = tid; e < (kStages - 1) * kPairK; e += kThreads) {
@@ -360,7 +343,7 @@ __global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 1
           const int32_t col = idx[r];
           const int bytes = col >= 0 ? chunk_bytes : 0;
           const uint16_t* src = bytes > 0 ? p.b + static_cast<int64_t>(col) * p.ldb + chunk_col : p.b;
-          cp_async16(smem_addr(bs + r * S::kBStride + chunk * 8), src, bytes);
+          cp_async16(smem_address(bs + r * S::kBStride + chunk * 8), src, bytes);
         }
       } else {
         for (int e = tid; e < kPairK * BN; e += kThreads) {
@@ -376,16 +359,16 @@ __global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 1
         const uint16_t* a_src = p.values + pair * (kSlices * 512);
         uint16_t* as = pair_a(s, j);
         for (int c = tid; c < kSlices * 64; c += kThreads)
-          cp_async16(smem_addr(as + c * 8), a_src + c * 8, 16);
+          cp_async16(smem_address(as + c * 8), a_src + c * 8, 16);
         if (tid < kSlices * 8)
-          cp_async16(smem_addr(pair_m(s, j) + tid * 4), p.metadata + pair * (kSlices * 32) + tid * 4,
+          cp_async16(smem_address(pair_m(s, j) + tid * 4), p.metadata + pair * (kSlices * 32) + tid * 4,
                      16);
       }
     }
     if constexpr (!kResident) {
       const int x = q + kStages - 1;
       if (x < steps && tid < kPairK / 4)
-        cp_async16(smem_addr(idx_ring + (x % kStages) * kPairK + tid * 4),
+        cp_async16(smem_address(idx_ring + (x % kStages) * kPairK + tid * 4),
                    p.gather + (pair0 + x % npairs) * kPairK + tid * 4, 16);
     }
     cp_async_commit();
@@ -411,7 +394,7 @@ __global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 1
     uint32_t meta[kWarpSlices];
 #pragma unroll
     for (int sl = 0; sl < kWarpSlices; ++sl) meta[sl] = ms[sl * 32 + lane];
-    const uint32_t b_addr = smem_addr(stage_b(s) + lane * S::kBStride + warp_col);
+    const uint32_t b_addr = smem_address(stage_b(s) + lane * S::kBStride + warp_col);
 
     {  // first k tile of the pair: sparsity selector 0
       uint4 a[kWarpSlices];

@@ -1,34 +1,15 @@
-// Device helpers of the SR-BCRS kernels: cp.async into shared memory, shared loads and the int8
-// mma. (The byte-level mapping, transpose and int4 unpacking are in lane_map.hpp.) Internal to
-// src/kernels/srbcrs.
+// Device helpers of the SR-BCRS kernels: shared loads and the int8 mma (cp.async is in
+// kernels/common/cp_async.cuh; the byte-level mapping, transpose and int4 unpacking in
+// lane_map.hpp). Internal to src/kernels/srbcrs.
 #pragma once
 
 #include <cstdint>
 #include <type_traits>
 #include <utility>
 
+#include "kernels/common/cp_async.cuh"
+
 namespace spx::kernels::srbcrs::detail {
-
-__device__ __forceinline__ uint32_t smem_address(const void* p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-
-/// 16-byte asynchronous copy global -> shared; only `src_bytes` (0..16) are read, the rest of the
-/// 16 bytes is zero-filled (the n edge of B). .ca: keep the line in L1 (the block's warps and the
-/// other vector-rows on the SM gather the same B rows and read the same indices / values).
-__device__ __forceinline__ void cp_async16(void* dst, const void* src, int src_bytes) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem_address(dst)), "l"(src),
-               "r"(src_bytes)
-               : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-/// Waits until at most `Pending` of this thread's committed groups are still in flight.
-template <int Pending>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
-}
 
 __device__ __forceinline__ uint32_t lds32(const void* p) {
   return *static_cast<const uint32_t*>(p);

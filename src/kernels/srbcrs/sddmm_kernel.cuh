@@ -30,27 +30,19 @@
 
 namespace spx::kernels::srbcrs::detail {
 
-/// cp.async of `Bytes` (8 or 16) global -> shared, of which only `src_bytes` (0..Bytes) are
-/// read, the rest zero-filled (.ca: B columns and A rows are gathered again by other warps).
-template <int Bytes>
-__device__ __forceinline__ void cp_async(void* dst, const void* src, int src_bytes) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(smem_address(dst)),
-               "l"(src), "n"(Bytes), "r"(src_bytes)
-               : "memory");
-}
-
 /// Copies a lane's fragment (16 positions of `Bits`, 8 / 16 / 32 bytes) into shared memory:
-/// `bytes` of them from `src` (0: none, the fragment is zero), zeros after.
+/// `bytes` of them from `src` (0: none, the fragment is zero), zeros after. Through L1 (.ca):
+/// B columns and A rows are gathered again by other warps.
 template <int Bits>
 __device__ __forceinline__ void copy_fragment(uint8_t* dst, const uint8_t* src, int bytes) {
   constexpr int kBytes = 16 * Bits / 8;
   if constexpr (kBytes == 8) {
-    cp_async<8>(dst, src, bytes);
+    cp_async_ca<8>(dst, src, bytes);
   } else {
 #pragma unroll
     for (int q = 0; q < kBytes / 16; ++q) {
       const int left = bytes - 16 * q;
-      cp_async<16>(dst + 16 * q, left > 0 ? src + 16 * q : src, left > 16 ? 16 : (left > 0 ? left : 0));
+      cp_async_ca<16>(dst + 16 * q, left > 0 ? src + 16 * q : src, left > 16 ? 16 : (left > 0 ? left : 0));
     }
   }
 }

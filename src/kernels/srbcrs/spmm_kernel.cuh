@@ -235,10 +235,10 @@ __global__ void __launch_bounds__(SpmmTile::kThreads) spmm_kernel(const KernelPa
       const int bytes = left >= 16 ? 16 : (left > 0 ? static_cast<int>(left) : 0);
       const uint8_t* src = bytes > 0 ? p.b + src_row * p.b_pitch + byte : p.b;
       const int c_stored = map::stored_chunk(r, c, BBits);
-      cp_async16(stage + r * kBRow + c_stored * 16, src, bytes);
+      cp_async16<CpCache::L1>(stage + r * kBRow + c_stored * 16, src, bytes);
     }
     if (lane * 16 < a_stride_bytes)
-      cp_async16(stage + kBStage + lane * 16,
+      cp_async16<CpCache::L1>(stage + kBStage + lane * 16,
                  a_src + static_cast<int64_t>(q) * a_stride_bytes + lane * 16, 16);
   };
 
