@@ -75,17 +75,21 @@ NmStaging nm_staging(const NmDims& d, int64_t windows, int64_t row_pad) {
 }
 
 NmUnionStats nm_union_stats(const NmDims& d, const int32_t* idx, const NmStaging& s,
-                            int64_t pack_tile_rows) {
+                            int64_t pack_tile_rows, int64_t max_pairs) {
   NmUnionStats out;
   const int64_t tiles = (d.rows + pack_tile_rows - 1) / pack_tile_rows;
+  const int64_t all_pairs = tiles * s.stages;
+  const int64_t tile_step =
+      max_pairs > 0 && all_pairs > max_pairs ? (all_pairs + max_pairs - 1) / max_pairs : 1;
   std::vector<int64_t> stamp(static_cast<size_t>(s.k_s), -1);
   std::vector<int64_t> rows;
   double sum_rows = 0, sum_sectors = 0;
   int64_t pairs = 0, stamp_id = 0;
-  for (int64_t t = 0; t < tiles; ++t) {
+  for (int64_t t = 0; t < tiles; t += tile_step) {
     int64_t g0, g1;
     tile_groups(d, t, pack_tile_rows, &g0, &g1);
     if (g0 == g1) continue;
+    ++out.sampled_tiles;
     for (int64_t st = 0; st < s.stages; ++st) {
       stage_union(d, s, idx, g0, g1, st, stamp, stamp_id++, rows);
       int64_t sectors = 0, last = -1;

@@ -43,13 +43,17 @@ NmStaging nm_staging(const NmDims& d, int64_t windows, int64_t row_pad);
 /// How many B rows packed stages hold: the union, over the groups of a pack tile, of their kept
 /// rows in the stage. `mean_rows` averages the union size over every (tile, stage) pair;
 /// `mean_sectors` the number of distinct 32-byte sectors (8 consecutive rows of a column-major B)
-/// those rows fall in; `max_rows` the largest union.
+/// those rows fall in; `max_rows` the largest union. With `max_pairs` > 0 and more (tile, stage)
+/// pairs than that, the statistics come from every k-th pack tile (k = pairs / max_pairs rounded
+/// up; all their stages): the packing decision needs the mean, and a full pass costs ~40 ms of
+/// analyze on a 17920 x 6656 weight. `sampled_tiles` says how many tiles were read.
 struct NmUnionStats {
   double mean_rows = 0, mean_sectors = 0;
   int64_t max_rows = 0;
+  int64_t sampled_tiles = 0;
 };
 NmUnionStats nm_union_stats(const NmDims& d, const int32_t* idx, const NmStaging& s,
-                            int64_t pack_tile_rows);
+                            int64_t pack_tile_rows, int64_t max_pairs = 0);
 
 /// The kernel-ready index arrays.
 struct NmIndexLayout {

@@ -122,6 +122,33 @@ TEST_CASE("NM non-packing rows, hand-checked", "[nm][layout]") {
   check_layout_maps_back(d, idx, s, lay);
 }
 
+TEST_CASE("NM union statistics from a sample of the pack tiles", "[nm][layout]") {
+  // 1:8, L 16, 64 pack tiles of 8 groups, random kept positions.
+  const plan::NmDims d = dims(64 * 128, 8 * 64, 1, 8, 16);
+  std::vector<int32_t> idx(static_cast<size_t>(d.groups() * d.kc()));
+  uint64_t x = 12345;
+  for (int32_t& v : idx) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    v = static_cast<int32_t>((x >> 33) % 8);
+  }
+  const plan::NmStaging s = plan::nm_staging(d, 8, 128);  // 8 stages
+  const plan::NmUnionStats all = plan::nm_union_stats(d, idx.data(), s, 128);
+  CHECK(all.sampled_tiles == 64);
+  // A budget at least the pair count reads everything: the same numbers.
+  const plan::NmUnionStats same = plan::nm_union_stats(d, idx.data(), s, 128, 64 * 8);
+  CHECK(same.sampled_tiles == 64);
+  CHECK(same.mean_rows == all.mean_rows);
+  CHECK(same.max_rows == all.max_rows);
+  // 128 pairs: every 4th tile (16 tiles x 8 stages). A stage is 8 windows; per window the 8
+  // groups' random picks of 1 of 8 rows cover 8 x (1 - (7/8)^8) = 5.25 distinct rows on average,
+  // so a stage's union averages 42; the sample's mean stays within ~2 % of the whole's.
+  const plan::NmUnionStats some = plan::nm_union_stats(d, idx.data(), s, 128, 128);
+  CHECK(some.sampled_tiles == 16);
+  CHECK(all.mean_rows == Approx(42.0).margin(0.5));
+  CHECK(some.mean_rows == Approx(all.mean_rows).margin(0.8));
+  CHECK(some.max_rows <= all.max_rows);
+}
+
 TEST_CASE("NM packing: col_info is the union, indices re-ordered into it", "[nm][layout]") {
   // 1:4, two groups (L 16) in one pack tile, 4 windows, 2 windows per stage (w_s 2, k_s 8).
   const plan::NmDims d = dims(32, 16, 1, 4, 16);
