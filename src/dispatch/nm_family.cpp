@@ -1,6 +1,7 @@
 #include "dispatch/nm_family.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -257,7 +258,13 @@ Refusal nm_can_implement(const SpmmProblem& p) {
 }
 
 std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_t& info) {
+  using Clock = std::chrono::steady_clock;
+  const auto ms_since = [](Clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+  };
+  const auto t_start = Clock::now();
   const HostStructure host = download_structure(p.h, p.A);
+  const double ms_download = ms_since(t_start);
   plan::NmDims dims;
   dims.rows = p.A.rows;
   dims.cols = p.A.cols;
@@ -328,7 +335,10 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
   const int64_t capacity = packing ? knm::pack_capacity(dims.l, staging.w_s, staging.k_s) : 0;
   const plan::NmIndexLayout layout =
       plan::nm_build_layout(dims, host.idx.data(), staging, packing, knm::kPackTileRows, capacity);
+  const double ms_planning = ms_since(t_start) - ms_download;
+  const auto t_device = Clock::now();
   auto k = std::make_unique<NmSpmm>(p, dims, staging, layout, depth);
+  const double ms_device = ms_since(t_device);
 
   // Candidates: the choice for this shape first (the plan runs it), then every other tile that
   // fits, and the chosen tile without split-K when the choice splits.
@@ -381,6 +391,10 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
       packing ? "on" : "off", decision.ai_plain, decision.ai_packed, decision.balance,
       decision.clk_per_slot_plain, decision.clk_per_slot_packed,
       forced >= 0 ? "; forced by SPX_NM_FORCE_PACKING" : "");
+  // Where analyze's time goes (SPX_LOG_LEVEL=3, trace): reading A's indices, host planning, and the
+  // plan's device side (buffers, value re-layout, kernel loading).
+  log::trace("NM analyze: indices download %.2f ms, planning %.2f ms, device setup %.2f ms",
+             ms_download, ms_planning, ms_device);
   return k;
 }
 
