@@ -49,6 +49,9 @@ inline double predict_sparse_us(const EllShape& s, const EllConfig& c, const Ell
     case KernelKind::RowStaged:  // FFMA from staged B: ~8 TMAC/s fp16, ~5.4 fp32
       us = 10.0 + macs / (half ? 8.0e6 : 5.4e6);
       break;
+    case KernelKind::DenseMma:  // densify + 3xTF32 tiles: the rule's model (config.hpp)
+      us = dense_mma_model_us(s, c.tile_rows);
+      break;
     case KernelKind::RowTile:  // FFMA from global B
       us = 6.0 + macs / (half ? 5.0e6 : 4.0e6);
       break;
