@@ -96,8 +96,7 @@ __device__ __forceinline__ void split_tf32(float x, uint32_t& big, uint32_t& sma
 
 __device__ __forceinline__ void mma_1688(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
                                          uint32_t b1) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
       "{%8, %9}, {%0, %1, %2, %3};\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
@@ -105,8 +104,7 @@ __device__ __forceinline__ void mma_1688(float (&d)[4], const uint32_t (&a)[4], 
 
 __device__ __forceinline__ void mma_16816(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
                                           uint32_t b1) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
       "{%8, %9}, {%0, %1, %2, %3};\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
@@ -125,11 +123,11 @@ __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t addr, uint32_t (&r)[4
 
 /// probe becomes NaN once x is NaN (or +-Inf): x * 0 + probe, kept by the asm from being folded.
 __device__ __forceinline__ void probe_finite(float& probe, uint32_t x) {
-  asm volatile("fma.rn.f32 %0, %1, 0f00000000, %0;\n" : "+f"(probe) : "f"(__uint_as_float(x)));
+  asm("fma.rn.f32 %0, %1, 0f00000000, %0;\n" : "+f"(probe) : "f"(__uint_as_float(x)));
 }
 /// The same for two fp16 values (probe holds two fp16 lanes).
 __device__ __forceinline__ void probe_finite_h2(uint32_t& probe, uint32_t x) {
-  asm volatile("fma.rn.f16x2 %0, %1, %2, %0;\n" : "+r"(probe) : "r"(x), "r"(0u));
+  asm("fma.rn.f16x2 %0, %1, %2, %0;\n" : "+r"(probe) : "r"(x), "r"(0u));
 }
 
 constexpr int kDensifyWarps = 8;
@@ -174,8 +172,20 @@ __global__ void __launch_bounds__(kDensifyWarps * kWarp)
       }
     };
     const int len = a.row_len[r];
-    for (int p = lane; p < len; p += kWarp)
-      add(values[r * a.stride + p], static_cast<uint32_t>(indices[r * a.stride + p]));
+    // Four rounds of loads in flight before their atomics (one warp walks the row: latency).
+    for (int p0 = 0; p0 < len; p0 += 4 * kWarp) {
+      T v[4];
+      uint32_t c[4];
+#pragma unroll
+      for (int u = 0; u < 4; ++u) {
+        const int p = p0 + u * kWarp + lane;
+        v[u] = p < len ? values[r * a.stride + p] : from_float<T>(0.0f);
+        c[u] = p < len ? static_cast<uint32_t>(indices[r * a.stride + p]) : 0u;
+      }
+#pragma unroll
+      for (int u = 0; u < 4; ++u)
+        if (p0 + u * kWarp + lane < len) add(v[u], c[u]);
+    }
     if (a.tail_ptr != nullptr)
       for (int q = a.tail_ptr[r] + lane; q < a.tail_ptr[r + 1]; q += kWarp)
         add(values[tail + q], static_cast<uint32_t>(indices[tail + q]));
@@ -294,8 +304,6 @@ __global__ void __launch_bounds__(DenseTile<T, kTileRows>::kThreads,
           const float* bp = bs_s + (kk + 2 * t4) * D::kBPitch + b_col0 + j * 8;
           split_tf32(bp[0], bb[j][0], bsm[j][0]);
           split_tf32(bp[D::kBPitch], bb[j][1], bsm[j][1]);
-          probe_finite(probe, bsm[j][0]);
-          probe_finite(probe, bsm[j][1]);
         }
 #pragma unroll
         for (int i = 0; i < D::kMTiles; ++i) {
@@ -307,12 +315,29 @@ __global__ void __launch_bounds__(DenseTile<T, kTileRows>::kThreads,
           split_tf32(hi.x, ab[1], asm_[1]);
           split_tf32(lo.y, ab[2], asm_[2]);
           split_tf32(hi.y, ab[3], asm_[3]);
+          // This step's 8 products summed on the tensor core from zero (the small ones first),
+          // then added to the accumulator with an fp32 add (round to nearest): the tensor core's
+          // truncation then errs relative to one step's products, not the running sum.
+          float t[D::kNTiles][4];
 #pragma unroll
           for (int j = 0; j < D::kNTiles; ++j) {
-            mma_1688(acc[i][j], asm_, bb[j][0], bb[j][1]);
-            mma_1688(acc[i][j], ab, bsm[j][0], bsm[j][1]);
-            mma_1688(acc[i][j], ab, bb[j][0], bb[j][1]);
+#pragma unroll
+            for (int e = 0; e < 4; ++e) t[j][e] = 0.0f;
+            mma_1688(t[j], asm_, bb[j][0], bb[j][1]);
           }
+#pragma unroll
+          for (int j = 0; j < D::kNTiles; ++j) mma_1688(t[j], ab, bsm[j][0], bsm[j][1]);
+#pragma unroll
+          for (int j = 0; j < D::kNTiles; ++j) {
+            mma_1688(t[j], ab, bb[j][0], bb[j][1]);
+#pragma unroll
+            for (int e = 0; e < 4; ++e) acc[i][j][e] += t[j][e];
+          }
+        }
+#pragma unroll
+        for (int j = 0; j < D::kNTiles; ++j) {
+          probe_finite(probe, bsm[j][0]);
+          probe_finite(probe, bsm[j][1]);
         }
       }
     } else {
@@ -327,9 +352,9 @@ __global__ void __launch_bounds__(DenseTile<T, kTileRows>::kThreads,
           bs_addr + static_cast<uint32_t>(((stage * D::kBStage) +
                                            (8 * (q & 1) + (lane & 7)) * D::kBPitch +
                                            wn * D::kWarpCols + 8 * (q >> 1)) * 2);
-#pragma unroll 1
+#pragma unroll 2
       for (int kk = 0; kk < D::kDepth; kk += D::kStep) {
-        uint32_t b[D::kNTiles][2];
+        uint32_t b[D::kNTiles][2], af[D::kMTiles][4];
 #pragma unroll
         for (int jp = 0; jp < D::kNTiles / 2; ++jp) {
           uint32_t r[4];
@@ -338,15 +363,18 @@ __global__ void __launch_bounds__(DenseTile<T, kTileRows>::kThreads,
           b[2 * jp][1] = r[1];
           b[2 * jp + 1][0] = r[2];
           b[2 * jp + 1][1] = r[3];
-#pragma unroll
-          for (int e = 0; e < 4; ++e) probe_finite_h2(probe_h, r[e]);
         }
 #pragma unroll
-        for (int i = 0; i < D::kMTiles; ++i) {
-          uint32_t af[4];
-          ldmatrix_x4(a_base + static_cast<uint32_t>((16 * i * D::kAPitch + kk) * 2), af);
+        for (int i = 0; i < D::kMTiles; ++i)
+          ldmatrix_x4(a_base + static_cast<uint32_t>((16 * i * D::kAPitch + kk) * 2), af[i]);
 #pragma unroll
-          for (int j = 0; j < D::kNTiles; ++j) mma_16816(acc[i][j], af, b[j][0], b[j][1]);
+        for (int i = 0; i < D::kMTiles; ++i)
+#pragma unroll
+          for (int j = 0; j < D::kNTiles; ++j) mma_16816(acc[i][j], af[i], b[j][0], b[j][1]);
+#pragma unroll
+        for (int j = 0; j < D::kNTiles; ++j) {
+          probe_finite_h2(probe_h, b[j][0]);
+          probe_finite_h2(probe_h, b[j][1]);
         }
       }
     }
