@@ -282,9 +282,11 @@ constexpr int64_t kDenseMmaMaxWorkspace = int64_t{256} << 20;
 inline int64_t dense_mma_tiles(const EllShape& s, int rows) {
   return (s.m + rows - 1) / rows * ((s.n + kDenseMmaCols - 1) / kDenseMmaCols);
 }
-/// Rows per block tile: 128 when that still gives two tiles per SM, else 64 (more blocks).
+/// Rows per block tile: 128 once the 128-row tiles give every SM one (more reuse of each staged
+/// tile: H100 fp32 1024 x 1024 x 4096, 60 %: 210 us with 128 rows, 260 with 64), else 64 (more
+/// blocks: 1024^3: 94 us with 64 rows, 124 with 128).
 inline int dense_mma_rows_for(const EllShape& s) {
-  return dense_mma_tiles(s, 128) >= 2LL * s.sm_count ? 128 : 64;
+  return dense_mma_tiles(s, 128) >= s.sm_count ? 128 : 64;
 }
 /// DenseMma can run: n > 16 (decode shapes are A's bytes, not B's gathers), the block's shared
 /// memory fits, the dense A stays below kDenseMmaMaxWorkspace.
@@ -293,33 +295,35 @@ inline bool dense_mma_fits(const EllShape& s, int rows) {
          static_cast<int64_t>(dense_mma_smem_bytes(rows, s.value_bytes)) <= s.smem_optin &&
          dense_mma_workspace(s.m, s.k, s.value_bytes) <= kDenseMmaMaxWorkspace;
 }
-/// Modelled microseconds of DenseMma (H100, fitted to spx-bench ell --candidates, README): the
-/// fixed cost of two launches, densify (the dense A written at ~2 TB/s), then waves of block
-/// tiles of rows x 128 x ld multiply-adds (zeros included) at the measured rate per SM (one
-/// block per SM while the tiles fit one per SM, else two sharing it): fp32 3xTF32 (three mma per
-/// product), fp16 one mma.
-constexpr double kDenseMmaFixedUs = 7.0;
-constexpr double kDenseMmaSmMacPerUs[2] = {6.0e5, 2.4e5};  // [fp16, fp32] per us and SM
+/// Modelled microseconds of DenseMma, fitted to H100 spx-bench ell --candidates (README): two
+/// launches and densify (~9 us, plus the dense A written at ~2 TB/s), then waves of block tiles
+/// (two blocks per SM), each rows x 128 x ld multiply-adds (zeros included) at a block's rate
+/// with another block on its SM; a block alone on its SM (tiles <= SMs) runs ~1.5x faster.
+constexpr double kDenseMmaFixedUs = 9.0;
+/// Multiply-adds per us of one block sharing its SM: [fp16, fp32][64 rows, 128 rows].
+constexpr double kDenseMmaBlockMacPerUs[2][2] = {{2.3e5, 3.2e5}, {0.67e5, 0.87e5}};
+constexpr double kDenseMmaAloneFactor = 1.5;
 inline double dense_mma_model_us(const EllShape& s, int rows) {
   const double sms = static_cast<double>(s.sm_count);
   const double ld = static_cast<double>(dense_mma_ld(s.k, s.value_bytes));
   const double tiles = static_cast<double>(dense_mma_tiles(s, rows));
   const double tile_macs = static_cast<double>(rows) * kDenseMmaCols * ld;
-  const double waves = tiles <= sms ? 1.0 : std::ceil(tiles / (2.0 * sms)) * 2.0;
+  const double rate = kDenseMmaBlockMacPerUs[s.value_bytes == 4 ? 1 : 0][rows == 128 ? 1 : 0] *
+                      (tiles <= sms ? kDenseMmaAloneFactor : 1.0);
+  const double waves = std::ceil(tiles / (2.0 * sms));
   const double densify = static_cast<double>(s.m) * ld * s.value_bytes / 2.0e6;
-  return kDenseMmaFixedUs + densify +
-         waves * tile_macs / kDenseMmaSmMacPerUs[s.value_bytes == 4 ? 1 : 0];
+  return kDenseMmaFixedUs + densify + waves * tile_macs / rate;
 }
-/// Modelled microseconds of the best sparse kernel for n > 16 (predict.hpp's rates: RowMma
-/// ~10 TMAC/s for fp16, RowStaged ~5.4 for fp32), the ELL width standing for the row length.
-inline double row_sparse_model_us(const EllShape& s) {
-  const double macs = static_cast<double>(s.m) * static_cast<double>(s.width) * static_cast<double>(s.n);
-  return s.value_bytes == 2 ? 12.0 + macs / 10.0e6 : 10.0 + macs / 5.4e6;
-}
-/// Whether the rule takes DenseMma: it fits and its model beats the sparse kernels'.
-inline bool dense_mma_pays(const EllShape& s) {
-  const int rows = dense_mma_rows_for(s);
-  return dense_mma_fits(s, rows) && dense_mma_model_us(s, rows) < row_sparse_model_us(s);
+/// Modelled microseconds of the gather kernels for n > 16 (fixed cost + useful multiply-adds at
+/// the kernel's rate, H100; predict.hpp uses the same): RowMma ~10 TMAC/s (fp16), RowStaged ~8
+/// (fp16) / ~5.4 (fp32), RowTile ~5 / ~4.
+inline double row_kernel_model_us(const EllShape& s, KernelKind kind, double macs) {
+  const bool half = s.value_bytes == 2;
+  switch (kind) {
+    case KernelKind::RowMma: return 12.0 + macs / 10.0e6;
+    case KernelKind::RowStaged: return 10.0 + macs / (half ? 8.0e6 : 5.4e6);
+    default: return 6.0 + macs / (half ? 5.0e6 : 4.0e6);
+  }
 }
 inline EllConfig dense_mma_config(const EllShape& s, int rows) {
   EllConfig c;
@@ -330,38 +334,48 @@ inline EllConfig dense_mma_config(const EllShape& s, int rows) {
   return c;
 }
 
+/// The gather kernels' rule for n > 16: fp16 RowMma (64 columns) when the rows are more than
+/// 25 % dense, (k + 1) x 128 B fits and the shape has >= 2 row groups x chunks per SM (1024^3:
+/// 57 us at 60 %, RowStaged 63; at 90 % RowStaged wins, 25.9 us vs 29.2: RowMma pads rows to
+/// 64-slot blocks and pays more per block), then RowStaged when k x 128 B fits and rows x chunks
+/// fill the GPU, else RowTile (global gathers, split rows).
+inline EllConfig row_config(const EllShape& s) {
+  if (4 * s.width > s.k && row_mma_units(s) >= 2LL * s.sm_count &&
+      row_mma_fits(s, row_mma_splits_for(s)))
+    return row_mma_config(s, row_mma_splits_for(s));
+  if (row_stage_fits(s) && row_staged_busy(s)) return row_staged_config(s);
+  EllConfig c;
+  c.kind = KernelKind::RowTile;
+  c.vn = rowtile_vn_for(s);
+  c.col_lanes = rowtile_col_lanes_for(s, c.vn);
+  c.splits = rowtile_splits_for(s, c.vn, c.col_lanes);
+  c.transpose_b = !s.b_row_major;
+  return c;
+}
+
 /// THE choice rule. Decode (n <= 16, A's bytes dominate): SlotSplit with B's chunk staged
 /// whenever one column of it fits (RowMma on 16 columns is a candidate only: 22.1 us against
-/// 19.3 at 4096^2 x 16, 80 %). Above (B's gathers dominate): fp16 RowMma (64 columns) when the
-/// rows are more than 25 % dense, (k + 1) x 128 B fits and the shape has >= 2 row groups x
-/// chunks per SM (1024^3: 57 us at 60 %, RowStaged 63; at 90 % RowStaged wins, 25.9 us vs
-/// 29.2: RowMma pads rows to 64-slot blocks and pays more per block); then RowStaged
-/// when k x 128 B fits and rows x chunks fill the GPU, else RowTile (global gathers, split rows).
-/// Before all of those (n > 16): DenseMma (tensor-core GEMM tiles of the densified A; 3xTF32 for
-/// fp32) when its model beats the sparse kernels' (dense_mma_pays).
+/// 19.3 at 4096^2 x 16, 80 %). Above (n > 16): DenseMma (tensor-core GEMM tiles of the
+/// densified A; 3xTF32 for fp32) when it fits and its model beats the model of the gather kernel
+/// row_config picks, else that gather kernel. (Measured, H100, 60 %: fp32 1024 x 1024 x 16384
+/// 760 us dense against RowStaged's 1315; 1024^3 at 30 %: 97 against 148; at 60 % the two tie.)
 inline EllConfig choose_config(const EllShape& s) {
-  EllConfig c;
   if (s.n <= 16) {
+    EllConfig c;
     c.kind = KernelKind::SlotSplit;
     const int staged_nt = slot_staged_nt_for(s);
     c.stage_b = staged_nt > 0;
     c.nt = c.stage_b ? staged_nt : slot_nt_for(s.n);
     c.lanes = c.stage_b ? slot_staged_lanes_for(s, c.nt) : slot_lanes_for(s);
-  } else if (dense_mma_pays(s)) {
-    c = dense_mma_config(s, dense_mma_rows_for(s));
-  } else if (4 * s.width > s.k && row_mma_units(s) >= 2LL * s.sm_count &&
-             row_mma_fits(s, row_mma_splits_for(s))) {
-    c = row_mma_config(s, row_mma_splits_for(s));
-  } else if (row_stage_fits(s) && row_staged_busy(s)) {
-    c = row_staged_config(s);
-  } else {
-    c.kind = KernelKind::RowTile;
-    c.vn = rowtile_vn_for(s);
-    c.col_lanes = rowtile_col_lanes_for(s, c.vn);
-    c.splits = rowtile_splits_for(s, c.vn, c.col_lanes);
-    c.transpose_b = !s.b_row_major;
+    return c;
   }
-  return c;
+  const EllConfig row = row_config(s);
+  const int rows = dense_mma_rows_for(s);
+  const double row_macs = static_cast<double>(s.m) * static_cast<double>(s.width) * static_cast<double>(s.n);
+  if (dense_mma_fits(s, rows) &&
+      dense_mma_model_us(s, rows) < row_kernel_model_us(s, row.kind, row_macs))
+    return dense_mma_config(s, rows);
+  return row;
 }
 
 /// The candidates spxSpMM_search times: the rule's choice first, then the alternatives that can
