@@ -283,8 +283,8 @@ inline int64_t dense_mma_tiles(const EllShape& s, int rows) {
   return (s.m + rows - 1) / rows * ((s.n + kDenseMmaCols - 1) / kDenseMmaCols);
 }
 /// Rows per block tile: 128 once the 128-row tiles give every SM one (more reuse of each staged
-/// tile: H100 fp32 1024 x 1024 x 4096, 60 %: 210 us with 128 rows, 260 with 64), else 64 (more
-/// blocks: 1024^3: 94 us with 64 rows, 124 with 128).
+/// tile: H100 fp32 1024 x 1024 x 4096, 60 %: 225 us with 128 rows, 265 with 64), else 64 (more
+/// blocks: 1024^3: 95 us with 64 rows, 138 with 128).
 inline int dense_mma_rows_for(const EllShape& s) {
   return dense_mma_tiles(s, 128) >= s.sm_count ? 128 : 64;
 }
@@ -301,7 +301,7 @@ inline bool dense_mma_fits(const EllShape& s, int rows) {
 /// with another block on its SM; a block alone on its SM (tiles <= SMs) runs ~1.5x faster.
 constexpr double kDenseMmaFixedUs = 9.0;
 /// Multiply-adds per us of one block sharing its SM: [fp16, fp32][64 rows, 128 rows].
-constexpr double kDenseMmaBlockMacPerUs[2][2] = {{2.3e5, 3.2e5}, {0.67e5, 0.87e5}};
+constexpr double kDenseMmaBlockMacPerUs[2][2] = {{2.3e5, 3.5e5}, {0.67e5, 0.80e5}};
 constexpr double kDenseMmaAloneFactor = 1.5;
 inline double dense_mma_model_us(const EllShape& s, int rows) {
   const double sms = static_cast<double>(s.sm_count);
@@ -358,7 +358,7 @@ inline EllConfig row_config(const EllShape& s) {
 /// 19.3 at 4096^2 x 16, 80 %). Above (n > 16): DenseMma (tensor-core GEMM tiles of the
 /// densified A; 3xTF32 for fp32) when it fits and its model beats the model of the gather kernel
 /// row_config picks, else that gather kernel. (Measured, H100, 60 %: fp32 1024 x 1024 x 16384
-/// 760 us dense against RowStaged's 1315; 1024^3 at 30 %: 97 against 148; at 60 % the two tie.)
+/// 823 us dense against RowStaged's 1315; 1024^3 at 30 %: 96 against 148; at 60 % 94 against 91.)
 inline EllConfig choose_config(const EllShape& s) {
   if (s.n <= 16) {
     EllConfig c;
