@@ -116,7 +116,7 @@ class EllSpmm final : public SpmmKernelPlan {
   size_t workspace_bytes() const override {
     size_t bytes = 0;
     for (const ek::EllConfig& c : candidates_)
-      bytes = std::max(bytes, ek::workspace_bytes(c, k_, n_, half_));
+      bytes = std::max(bytes, ek::workspace_bytes(c, m_, k_, n_, half_));
     return bytes;
   }
 

@@ -242,19 +242,20 @@ TEST_CASE("configuration rule: decode shapes split slots, large n tiles rows", "
   CHECK(c.vn == 8);
   CHECK_FALSE(c.transpose_b);
   s.smem_optin = 232448;  // 4096 rows x 128 B = 512 KiB do not fit either
-  CHECK(ek::choose_config(s).kind == ek::KernelKind::RowTile);
-  s.k = 1024;  // 129 rows of 128 B fit: fp16 on tensor cores
-  c = ek::choose_config(s);
+  CHECK(ek::row_config(s).kind == ek::KernelKind::RowTile);
+  CHECK(ek::choose_config(s).kind == ek::KernelKind::DenseMma);  // modelled 235 us against 350
+  s.k = 1024;  // 129 rows of 128 B fit: fp16 on tensor cores (the gather kernels' rule)
+  c = ek::row_config(s);
   CHECK(c.kind == ek::KernelKind::RowMma);
   CHECK(c.splits == 1);  // 512 row groups x 16 chunks fill 16 warps x 132 SMs
   CHECK(c.describe().find("row_mma") != std::string::npos);
   s.value_bytes = 4;  // fp32: RowStaged, one block of 32 warps per SM (128 KiB of B)
-  c = ek::choose_config(s);
+  c = ek::row_config(s);
   CHECK(c.kind == ek::KernelKind::RowStaged);
   CHECK(c.warps == 32);
   CHECK(c.describe().find("row_staged") != std::string::npos);
   s.k = 512;
-  CHECK(ek::choose_config(s).warps == 32);  // measured: 32 warps beat 16 at k = 512 too
+  CHECK(ek::row_config(s).warps == 32);  // measured: 32 warps beat 16 at k = 512 too
   s.k = 1024;
   s.m = 128;  // few rows x chunks: RowTile splits the rows over warps instead
   s.n = 128;
@@ -263,7 +264,7 @@ TEST_CASE("configuration rule: decode shapes split slots, large n tiles rows", "
   CHECK(ek::choose_config(s).kind == ek::KernelKind::RowTile);
   s.m = 512;  // 64 row groups x 16 chunks: RowMma, two splits
   s.n = 1024;
-  c = ek::choose_config(s);
+  c = ek::row_config(s);
   CHECK(c.kind == ek::KernelKind::RowMma);
   CHECK(c.splits == 2);
   CHECK(c.mma_cols == 64);
@@ -283,7 +284,7 @@ TEST_CASE("configuration rule: decode shapes split slots, large n tiles rows", "
   s.k = 1024;
   s.n = 1024;
   s.width = 102;  // 90 %: RowStaged beats RowMma (rows padded to 64-slot blocks)
-  CHECK(ek::choose_config(s).kind == ek::KernelKind::RowStaged);
+  CHECK(ek::row_config(s).kind == ek::KernelKind::RowStaged);
   s.width = 410;
   s.n = 1024;
   s.b_row_major = false;
@@ -313,6 +314,59 @@ TEST_CASE("configuration rule: decode shapes split slots, large n tiles rows", "
   s.n = 8;
   s.width = 16;
   CHECK(ek::slot_lanes_for(s) == 32);
+}
+
+TEST_CASE("configuration rule: DenseMma where its model beats the gather kernels", "[ell]") {
+  // H100 measurements behind the model (spx-bench ell --candidates, 60 % unless noted).
+  auto shape = [](int64_t m, int64_t k, int64_t n, double sparsity, int value_bytes) {
+    ek::EllShape s;
+    s.m = m;
+    s.k = k;
+    s.n = n;
+    s.width = static_cast<int64_t>(static_cast<double>(k) * (1.0 - sparsity) + 0.5);
+    s.value_bytes = value_bytes;
+    s.smem_optin = 232448;
+    return s;
+  };
+  auto kind = [](const ek::EllShape& s) { return ek::choose_config(s).kind; };
+  // fp32: 1024 x 1024 x 16384 760 us dense (128-row tiles) against RowStaged's 1315.
+  ek::EllShape s = shape(1024, 1024, 16384, 0.6, 4);
+  CHECK(kind(s) == ek::KernelKind::DenseMma);
+  CHECK(ek::choose_config(s).tile_rows == 128);
+  CHECK(ek::choose_config(s).describe().find("dense_mma rows=128") != std::string::npos);
+  // 1024^3 at 30 %: 97 us against 148; at 80 % RowStaged (52 us against 92).
+  CHECK(kind(shape(1024, 1024, 1024, 0.3, 4)) == ek::KernelKind::DenseMma);
+  CHECK(ek::choose_config(shape(1024, 1024, 1024, 0.3, 4)).tile_rows == 64);
+  CHECK(kind(shape(1024, 1024, 1024, 0.8, 4)) == ek::KernelKind::RowStaged);
+  // Small shapes and small n keep the gather kernels (fixed cost of two launches).
+  CHECK(kind(shape(256, 256, 1024, 0.6, 4)) == ek::KernelKind::RowTile);
+  CHECK(kind(shape(1024, 1024, 128, 0.6, 4)) == ek::KernelKind::RowTile);
+  // fp16: 1024^3 36 us dense against RowMma's 57; at 90 % RowStaged (26 us against 33).
+  CHECK(kind(shape(1024, 1024, 1024, 0.6, 2)) == ek::KernelKind::DenseMma);
+  CHECK(kind(shape(1024, 1024, 1024, 0.9, 2)) == ek::KernelKind::RowStaged);
+  CHECK(kind(shape(1024, 1024, 256, 0.6, 2)) == ek::KernelKind::RowMma);  // 25 us against 35
+  // Decode never: n <= 16.
+  CHECK(kind(shape(4096, 4096, 16, 0.7, 2)) == ek::KernelKind::SlotSplit);
+  // Not without the shared memory, nor with a dense A over the workspace bound.
+  s.smem_optin = 48 * 1024;
+  CHECK(kind(s) != ek::KernelKind::DenseMma);
+  s = shape(16384, 16384, 1024, 0.6, 4);  // 1 GiB of dense fp32
+  CHECK_FALSE(ek::dense_mma_fits(s, 64));
+  // Candidates list both tile heights where A is at least 10 % dense, not below.
+  s = shape(1024, 1024, 1024, 0.6, 4);
+  int dense = 0;
+  for (const auto& c : ek::candidate_configs(s)) dense += c.kind == ek::KernelKind::DenseMma;
+  CHECK(dense == 2);
+  s = shape(1024, 1024, 1024, 0.95, 4);
+  dense = 0;
+  for (const auto& c : ek::candidate_configs(s)) dense += c.kind == ek::KernelKind::DenseMma;
+  CHECK(dense == 0);
+  // Shared memory and workspace arithmetic the kernels static_assert against.
+  CHECK(ek::dense_mma_smem_bytes(128, 4) == 3 * (128 * 40 + 32 * 132) * 4);
+  CHECK(ek::dense_mma_smem_bytes(64, 2) == 3 * (64 * 72 + 64 * 136) * 2);
+  CHECK(ek::dense_mma_ld(1000, 4) == 1024);
+  CHECK(ek::dense_mma_ld(1000, 2) == 1024);
+  CHECK(ek::dense_mma_ld(1025, 2) == 1088);
 }
 
 TEST_CASE("predicted speedup: dense wins at large n and moderate sparsity, sparse at decode", "[ell]") {
@@ -347,4 +401,8 @@ TEST_CASE("predicted speedup: dense wins at large n and moderate sparsity, spars
   CHECK(speedup(4096, 4096, 8, 0.9, 4) > 2.0);
   // fp32 1024^3 at 60 %: measured 90 us against SGEMM's 63 (0.7x).
   CHECK(speedup(1024, 1024, 1024, 0.6, 4) < 1.0);
+  // fp32 1024 x 1024 x 16384 at 60 %, DenseMma: measured 760 us against SGEMM's 705 (0.93x).
+  const double wide = speedup(1024, 1024, 16384, 0.6, 4);
+  CHECK(wide > 0.7);
+  CHECK(wide < 1.4);
 }

@@ -44,6 +44,26 @@ struct ForceCandidate {
   ~ForceCandidate() { unsetenv("SPX_ELL_FORCE_CANDIDATE"); }
 };
 
+/// The expectation with DenseMma's rounding bound (tensor-core GEMM tiles of the densified A), in
+/// the form ref::tolerance takes: (terms + 2) * 2^-24 * magnitude, so terms -> T(terms) below.
+///   Accumulation: each mma adds its products to the fp32 accumulator; tensor cores truncate and
+///   align to the largest addend, so one step is taken to err by at most 2^-22 (4 units of 2^-24)
+///   of the running magnitude. A step whose products are all zero (zeros of the dense tile) adds
+///   exactly 0, so only steps holding a stored entry err.
+///   fp16 (one mma per product, products exact in fp32): 4 terms units, T = 4 terms.
+///   fp32, 3xTF32: a = a_b + a_s + e_a with a_b = tf32(a), a_s = tf32(a - a_b) (tf32: 11
+///   significant bits, round to nearest): |a_s| <= 2^-11 |a| (1 + 2^-11), |e_a| <= 2^-11
+///   |a - a_b| <= 2^-22 |a|; likewise b. The mma multiplies tf32 operands exactly (11 x 11 bits
+///   fit fp32's 24) and the kernel sums a_s b_b + a_b b_s + a_b b_b; the dropped a_s b_s +
+///   a_b e_b + e_a b_b + (smaller) are <= 3.01 * 2^-22 |a b| < 13 * 2^-24 |a b|. Each stored
+///   entry enters 3 steps (its three split products): 12 terms units. T = 12 terms + 13.
+///   Both: a constant times the fp32 FFMA bound ((terms + 2) units), not TF32's 2^13 times it.
+ref::Expected dense_mma_expectation(const ref::Expected& e, bool fp32) {
+  ref::Expected w = e;
+  for (int32_t& t : w.terms) t = fp32 ? 12 * t + 13 : 4 * t;
+  return w;
+}
+
 /// Analyzes and runs one case; checks the result, C's guards and the plan info. Returns the info.
 spxPlanInfo_t run_case(spxHandle_t h, const Case& c, const ref::Expected& e, const RunOptions& o) {
   const std::string what = c.what + (o.candidate >= 0 ? ", candidate " + std::to_string(o.candidate) : "") +
@@ -94,7 +114,9 @@ spxPlanInfo_t run_case(spxHandle_t h, const Case& c, const ref::Expected& e, con
   REQUIRE(st == SPX_STATUS_SUCCESS);
   device_sync();
   const HostDense got = download(C, c_init);
-  const CheckResult r = check_dense_output(got, c_init, e);
+  const bool dense = std::string(info.config).find("dense_mma") != std::string::npos;
+  const CheckResult r = check_dense_output(
+      got, c_init, dense ? dense_mma_expectation(e, c.A.type == SPX_R_32F) : e);
   INFO(r.report);
   CHECK(r.ok);
   CHECK(C.buf.tail_intact());
@@ -186,6 +208,41 @@ TEST_CASE("ELL every candidate, fp32 / fp16, n and orders", "[ell]") {
         run_all_candidates(h.get(), c);
         ++variant;
       }
+}
+
+TEST_CASE("ELL: Inf / NaN in rows of B that A never references stay out of C, every candidate",
+          "[ell]") {
+  // A sparse product never multiplies B's row c unless an entry of A sits in column c; the dense
+  // tiles of DenseMma do (by zero), so its blocks that see a non-finite B value recompute slot by
+  // slot. A uses even columns only; B's odd rows are NaN / +Inf / -Inf.
+  UniqueHandle h = make_handle();
+  uint64_t seed = 46000;
+  for (const Types& t : kTypes)
+    for (int64_t n : {33, 130}) {
+      Rng rng(seed++);
+      const int64_t m = 150, half_k = 300;
+      Case c = make_case(rng, false, m, half_k, n, 120, t, SPX_ORDER_ROW, SPX_ORDER_ROW, 1, 0);
+      for (int32_t& i : c.A.idx)
+        if (i >= 0) i *= 2;
+      c.A.cols = 2 * half_k;
+      c.B = random_dense(rng, 2 * half_k, n, n == 33 ? SPX_ORDER_ROW : SPX_ORDER_COL,
+                         operand_dist(t.in, 2 * half_k, t.out), 0);
+      for (int64_t r = 1; r < 2 * half_k; r += 2)
+        for (int64_t j = 0; j < n; ++j) {
+          const int kind = static_cast<int>((r + j) % 3);
+          const float f = kind == 0 ? std::numeric_limits<float>::quiet_NaN()
+                                    : (kind == 1 ? 1.0f : -1.0f) * std::numeric_limits<float>::infinity();
+          const int64_t at = c.B.linear(r, j);
+          if (t.in == SPX_R_32F) {
+            std::memcpy(c.B.data.data() + at * 4, &f, 4);
+          } else {
+            const uint16_t bits = kind == 0 ? 0x7E00 : (kind == 1 ? 0x7C00 : 0xFC00);
+            std::memcpy(c.B.data.data() + at * 2, &bits, 2);
+          }
+        }
+      c.what += " (A on even columns, B's odd rows non-finite)";
+      run_all_candidates(h.get(), c);
+    }
 }
 
 TEST_CASE("ELL HYB: skewed CSR under DEFAULT takes the ELL family with bounded padding", "[ell]") {
@@ -285,6 +342,19 @@ TEST_CASE("ELL device pointer mode, search, empty and wide shapes", "[ell]") {
     Rng rng(seed++);
     run_all_candidates(h.get(), make_case(rng, false, 1, 50, 33, 50, kTypes[0], SPX_ORDER_ROW,
                                           SPX_ORDER_ROW, 2, 0));
+  }
+  // fp32 at 40-60 % density (DenseMma among the candidates, both tile heights): several 32-deep
+  // stages and block tiles, tails in m, k and n, B with 16-byte rows and without (ld pad 3), the
+  // HYB tail (CSR), column-major B through the workspace.
+  {
+    Rng rng(seed++);
+    run_all_candidates(h.get(), make_case(rng, false, 300, 1000, 260, 400, kTypes[0], SPX_ORDER_COL,
+                                          SPX_ORDER_ROW, 1, 0));
+  }
+  {
+    Rng rng(seed++);
+    run_all_candidates(h.get(), make_case(rng, true, 257, 777, 129, 300, kTypes[0], SPX_ORDER_ROW,
+                                          SPX_ORDER_COL, 2, 3));
   }
 }
 

@@ -20,8 +20,13 @@
 //              slots are loaded CL at a time and broadcast with shuffles. `splits` warps cut a
 //              row's ELL width in parts, summed in shared memory. Large n when B's rows are too
 //              long to stage (k > ~1800).
+//   DenseMma   fp32, n > 16, moderately sparse: A densified into the workspace, then a tensor-core
+//              GEMM of 128 (or 64) rows x 128 columns per block with 3xTF32 (fp32-class
+//              accuracy): the tile reuses each staged B element for all its rows, which no
+//              slot-by-slot kernel can (spmm_dense_mma.cu).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -47,7 +52,12 @@ constexpr int kRowStagedRowBytes = 128;
 static_assert(kBlockThreads % kWarp == 0, "a block is whole warps");
 static_assert(kSlotVector * 2 == 16, "a SlotSplit step reads 16 B of 16-bit indices");
 
-enum class KernelKind { SlotSplit = 0, RowTile = 1, RowStaged = 2, RowMma = 3 };
+/// DenseMma's block tile: 128 columns x 128 bytes of A's row per stage (rows: 64 or 128), 8 warps.
+constexpr int kDenseMmaCols = 128;
+constexpr int kDenseMmaStageBytes = 128;
+constexpr int kDenseMmaThreads = 256;
+
+enum class KernelKind { SlotSplit = 0, RowTile = 1, RowStaged = 2, RowMma = 3, DenseMma = 4 };
 
 /// One kernel configuration: what spxSpMM_search chooses among.
 struct EllConfig {
@@ -65,11 +75,13 @@ struct EllConfig {
   bool stage_b = false;
   int warps = 16;  ///< RowStaged / RowMma: warps per block (RowStaged 16, 32; RowMma 16)
   int mma_cols = 64;  ///< RowMma: columns per warp and chunk (64: n > 16; 16: decode)
+  int tile_rows = 128;  ///< DenseMma: rows per block tile (64, 128)
 
   bool operator==(const EllConfig& o) const {
     return kind == o.kind && lanes == o.lanes && nt == o.nt && vn == o.vn &&
            col_lanes == o.col_lanes && splits == o.splits && transpose_b == o.transpose_b &&
-           stage_b == o.stage_b && warps == o.warps && mma_cols == o.mma_cols;
+           stage_b == o.stage_b && warps == o.warps && mma_cols == o.mma_cols &&
+           tile_rows == o.tile_rows;
   }
   std::string describe() const;
 };
@@ -242,34 +254,128 @@ inline EllConfig row_staged_config(const EllShape& s) {
   return c;
 }
 
+/// DenseMma's stage depth in elements: 128 bytes of an A row (32 fp32, 64 fp16).
+constexpr int dense_mma_depth(int value_bytes) { return kDenseMmaStageBytes / value_bytes; }
+/// DenseMma's dense A: ld = k rounded up to the stage depth (zeros past k).
+inline int64_t dense_mma_ld(int64_t k, int value_bytes) {
+  const int64_t d = dense_mma_depth(value_bytes);
+  return (k + d - 1) / d * d;
+}
+/// Row pitches in shared memory, in elements: A's 128 bytes + 8 elements (fp32: 8-byte fragment
+/// loads conflict-free; fp16: ldmatrix rows in 8 distinct 16-byte bank groups); B's 128 columns
+/// + 4 (fp32: 4-byte loads of rows 2 t4, 2 t4 + 1) or + 8 (fp16: ldmatrix.trans rows).
+constexpr int dense_mma_a_pitch(int value_bytes) { return dense_mma_depth(value_bytes) + 8; }
+constexpr int dense_mma_b_pitch(int value_bytes) { return kDenseMmaCols + (value_bytes == 4 ? 4 : 8); }
+/// Shared memory of a DenseMma block: 3 stages of A (rows x a_pitch) and B (depth x b_pitch).
+constexpr int dense_mma_smem_bytes(int rows, int value_bytes) {
+  return 3 * (rows * dense_mma_a_pitch(value_bytes) +
+              dense_mma_depth(value_bytes) * dense_mma_b_pitch(value_bytes)) *
+         value_bytes;
+}
+/// Workspace bytes of DenseMma's dense A and its per-row flags (256-byte aligned).
+inline int64_t dense_mma_workspace(int64_t m, int64_t k, int value_bytes) {
+  return (m * dense_mma_ld(k, value_bytes) * value_bytes + m * 4 + 255) / 256 * 256;
+}
+/// Largest dense A DenseMma builds in the workspace (a plan's workspace counts every candidate).
+constexpr int64_t kDenseMmaMaxWorkspace = int64_t{256} << 20;
+/// Block tiles of DenseMma with `rows` rows.
+inline int64_t dense_mma_tiles(const EllShape& s, int rows) {
+  return (s.m + rows - 1) / rows * ((s.n + kDenseMmaCols - 1) / kDenseMmaCols);
+}
+/// Rows per block tile: 128 once the 128-row tiles give every SM one (more reuse of each staged
+/// tile: H100 fp32 1024 x 1024 x 4096, 60 %: 225 us with 128 rows, 265 with 64), else 64 (more
+/// blocks: 1024^3: 95 us with 64 rows, 138 with 128).
+inline int dense_mma_rows_for(const EllShape& s) {
+  return dense_mma_tiles(s, 128) >= s.sm_count ? 128 : 64;
+}
+/// DenseMma can run: n > 16 (decode shapes are A's bytes, not B's gathers), the block's shared
+/// memory fits, the dense A stays below kDenseMmaMaxWorkspace.
+inline bool dense_mma_fits(const EllShape& s, int rows) {
+  return s.n > 16 && s.k > 0 &&
+         static_cast<int64_t>(dense_mma_smem_bytes(rows, s.value_bytes)) <= s.smem_optin &&
+         dense_mma_workspace(s.m, s.k, s.value_bytes) <= kDenseMmaMaxWorkspace;
+}
+/// Modelled microseconds of DenseMma, fitted to H100 spx-bench ell --candidates (README): two
+/// launches and densify (~9 us, plus the dense A written at ~2 TB/s), then waves of block tiles
+/// (two blocks per SM), each rows x 128 x ld multiply-adds (zeros included) at a block's rate
+/// with another block on its SM; a block alone on its SM (tiles <= SMs) runs ~1.5x faster.
+constexpr double kDenseMmaFixedUs = 9.0;
+/// Multiply-adds per us of one block sharing its SM: [fp16, fp32][64 rows, 128 rows].
+constexpr double kDenseMmaBlockMacPerUs[2][2] = {{2.3e5, 3.5e5}, {0.67e5, 0.80e5}};
+constexpr double kDenseMmaAloneFactor = 1.5;
+inline double dense_mma_model_us(const EllShape& s, int rows) {
+  const double sms = static_cast<double>(s.sm_count);
+  const double ld = static_cast<double>(dense_mma_ld(s.k, s.value_bytes));
+  const double tiles = static_cast<double>(dense_mma_tiles(s, rows));
+  const double tile_macs = static_cast<double>(rows) * kDenseMmaCols * ld;
+  const double rate = kDenseMmaBlockMacPerUs[s.value_bytes == 4 ? 1 : 0][rows == 128 ? 1 : 0] *
+                      (tiles <= sms ? kDenseMmaAloneFactor : 1.0);
+  const double waves = std::ceil(tiles / (2.0 * sms));
+  const double densify = static_cast<double>(s.m) * ld * s.value_bytes / 2.0e6;
+  return kDenseMmaFixedUs + densify + waves * tile_macs / rate;
+}
+/// Modelled microseconds of the gather kernels for n > 16 (fixed cost + useful multiply-adds at
+/// the kernel's rate, H100; predict.hpp uses the same): RowMma ~10 TMAC/s (fp16), RowStaged ~8
+/// (fp16) / ~5.4 (fp32), RowTile ~5 / ~4.
+inline double row_kernel_model_us(const EllShape& s, KernelKind kind, double macs) {
+  const bool half = s.value_bytes == 2;
+  switch (kind) {
+    case KernelKind::RowMma: return 12.0 + macs / 10.0e6;
+    case KernelKind::RowStaged: return 10.0 + macs / (half ? 8.0e6 : 5.4e6);
+    default: return 6.0 + macs / (half ? 5.0e6 : 4.0e6);
+  }
+}
+inline EllConfig dense_mma_config(const EllShape& s, int rows) {
+  EllConfig c;
+  c.kind = KernelKind::DenseMma;
+  c.tile_rows = rows;
+  c.warps = kDenseMmaThreads / kWarp;
+  c.transpose_b = !s.b_row_major;
+  return c;
+}
+
+/// The gather kernels' rule for n > 16: fp16 RowMma (64 columns) when the rows are more than
+/// 25 % dense, (k + 1) x 128 B fits and the shape has >= 2 row groups x chunks per SM (1024^3:
+/// 57 us at 60 %, RowStaged 63; at 90 % RowStaged wins, 25.9 us vs 29.2: RowMma pads rows to
+/// 64-slot blocks and pays more per block), then RowStaged when k x 128 B fits and rows x chunks
+/// fill the GPU, else RowTile (global gathers, split rows).
+inline EllConfig row_config(const EllShape& s) {
+  if (4 * s.width > s.k && row_mma_units(s) >= 2LL * s.sm_count &&
+      row_mma_fits(s, row_mma_splits_for(s)))
+    return row_mma_config(s, row_mma_splits_for(s));
+  if (row_stage_fits(s) && row_staged_busy(s)) return row_staged_config(s);
+  EllConfig c;
+  c.kind = KernelKind::RowTile;
+  c.vn = rowtile_vn_for(s);
+  c.col_lanes = rowtile_col_lanes_for(s, c.vn);
+  c.splits = rowtile_splits_for(s, c.vn, c.col_lanes);
+  c.transpose_b = !s.b_row_major;
+  return c;
+}
+
 /// THE choice rule. Decode (n <= 16, A's bytes dominate): SlotSplit with B's chunk staged
 /// whenever one column of it fits (RowMma on 16 columns is a candidate only: 22.1 us against
-/// 19.3 at 4096^2 x 16, 80 %). Above (B's gathers dominate): fp16 RowMma (64 columns) when the
-/// rows are more than 25 % dense, (k + 1) x 128 B fits and the shape has >= 2 row groups x
-/// chunks per SM (1024^3: 57 us at 60 %, RowStaged 63; at 90 % RowStaged wins, 25.9 us vs
-/// 29.2: RowMma pads rows to 64-slot blocks and pays more per block), then RowStaged when
-/// k x 128 B fits and rows x chunks fill the GPU, else RowTile (global gathers, split rows).
+/// 19.3 at 4096^2 x 16, 80 %). Above (n > 16): DenseMma (tensor-core GEMM tiles of the
+/// densified A; 3xTF32 for fp32) when it fits and its model beats the model of the gather kernel
+/// row_config picks, else that gather kernel. (Measured, H100, 60 %: fp32 1024 x 1024 x 16384
+/// 823 us dense against RowStaged's 1315; 1024^3 at 30 %: 96 against 148; at 60 % 94 against 91.)
 inline EllConfig choose_config(const EllShape& s) {
-  EllConfig c;
   if (s.n <= 16) {
+    EllConfig c;
     c.kind = KernelKind::SlotSplit;
     const int staged_nt = slot_staged_nt_for(s);
     c.stage_b = staged_nt > 0;
     c.nt = c.stage_b ? staged_nt : slot_nt_for(s.n);
     c.lanes = c.stage_b ? slot_staged_lanes_for(s, c.nt) : slot_lanes_for(s);
-  } else if (4 * s.width > s.k && row_mma_units(s) >= 2LL * s.sm_count &&
-             row_mma_fits(s, row_mma_splits_for(s))) {
-    c = row_mma_config(s, row_mma_splits_for(s));
-  } else if (row_stage_fits(s) && row_staged_busy(s)) {
-    c = row_staged_config(s);
-  } else {
-    c.kind = KernelKind::RowTile;
-    c.vn = rowtile_vn_for(s);
-    c.col_lanes = rowtile_col_lanes_for(s, c.vn);
-    c.splits = rowtile_splits_for(s, c.vn, c.col_lanes);
-    c.transpose_b = !s.b_row_major;
+    return c;
   }
-  return c;
+  const EllConfig row = row_config(s);
+  const int rows = dense_mma_rows_for(s);
+  const double row_macs = static_cast<double>(s.m) * static_cast<double>(s.width) * static_cast<double>(s.n);
+  if (dense_mma_fits(s, rows) &&
+      dense_mma_model_us(s, rows) < row_kernel_model_us(s, row.kind, row_macs))
+    return dense_mma_config(s, rows);
+  return row;
 }
 
 /// The candidates spxSpMM_search times: the rule's choice first, then the alternatives that can
@@ -308,6 +414,11 @@ inline std::vector<EllConfig> candidate_configs(const EllShape& s) {
     for (int splits : {sp, sp == 8 ? 4 : sp * 2})
       if (row_mma_fits(s, splits, 16)) add(row_mma_config(s, splits, 16));
   }
+  // DenseMma, both tile heights, where A is at least 10 % dense (its workspace is counted by
+  // every plan that lists it).
+  if (s.width * 10 >= s.k)
+    for (int rows : {dense_mma_rows_for(s), dense_mma_rows_for(s) == 128 ? 64 : 128})
+      if (dense_mma_fits(s, rows)) add(dense_mma_config(s, rows));
   if (row_stage_fits(s) && s.n > 8) {
     EllConfig rs = row_staged_config(s);
     add(rs);
@@ -342,6 +453,9 @@ inline std::string EllConfig::describe() const {
   if (kind == KernelKind::RowMma)
     return "row_mma cols=" + std::to_string(mma_cols) + " splits=" + std::to_string(splits) +
            " B in smem, mma.sync" + (transpose_b ? ", B^T in workspace" : "");
+  if (kind == KernelKind::DenseMma)
+    return "dense_mma rows=" + std::to_string(tile_rows) + " A densified, mma.sync" +
+           (transpose_b ? ", B^T in workspace" : "");
   if (kind == KernelKind::RowStaged)
     return "row_staged warps=" + std::to_string(warps) + " B rows of 128 B in smem" +
            (transpose_b ? ", B^T in workspace" : "");

@@ -23,12 +23,12 @@ struct SpmmArgs {
   bool index16 = false;              ///< indices are uint16
   DenseView B{}, C{};
   Scalars scalars{};
-  void* workspace = nullptr;         ///< RowTile / RowStaged with transpose_b: k x ld_bt of B^T
+  void* workspace = nullptr;         ///< DenseMma's dense A, then (transpose_b) k x ld_bt of B^T
   int sm_count = 132;                ///< SMs of the device (persistent grids)
 };
 
-/// Workspace bytes a configuration needs (B^T for RowTile over a column-major B).
-size_t workspace_bytes(const EllConfig& cfg, int64_t k, int64_t n, bool half);
+/// Workspace bytes a configuration needs (DenseMma's dense A; B^T for a column-major B).
+size_t workspace_bytes(const EllConfig& cfg, int64_t m, int64_t k, int64_t n, bool half);
 
 cudaError_t spmm(const SpmmArgs& args, const EllConfig& cfg, cudaStream_t stream);
 

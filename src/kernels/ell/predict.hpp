@@ -43,14 +43,13 @@ inline double predict_sparse_us(const EllShape& s, const EllConfig& c, const Ell
       us = 4.5 + stage / 5.0e6 + std::max(a_bytes / a_rate, macs / gather_rate);
       break;
     }
-    case KernelKind::RowMma:  // tensor cores, bound by shared-memory gathers: ~10 TMAC/s
-      us = 12.0 + macs / 10.0e6;
-      break;
+    case KernelKind::RowMma:     // tensor cores, bound by shared-memory gathers: ~10 TMAC/s
     case KernelKind::RowStaged:  // FFMA from staged B: ~8 TMAC/s fp16, ~5.4 fp32
-      us = 10.0 + macs / (half ? 8.0e6 : 5.4e6);
+    case KernelKind::RowTile:    // FFMA from global B
+      us = row_kernel_model_us(s, c.kind, macs);
       break;
-    case KernelKind::RowTile:  // FFMA from global B
-      us = 6.0 + macs / (half ? 5.0e6 : 4.0e6);
+    case KernelKind::DenseMma:  // densify + tensor-core tiles: the rule's model (config.hpp)
+      us = dense_mma_model_us(s, c.tile_rows);
       break;
   }
   if (c.transpose_b)  // B^T written to and read from the workspace

@@ -8,5 +8,6 @@ set(SPX_ELL_SOURCES
   kernels/ell/spmm_rowstaged.cu
   kernels/ell/spmm_rowmma.cu
   kernels/ell/spmm_rowtile.cu
+  kernels/ell/spmm_dense_mma.cu
   kernels/ell/spmm_launch.cu
   kernels/ell/pack_prune.cu)
