@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -55,9 +56,17 @@ class EllSpmm final : public SpmmKernelPlan {
     s.b_row_major = p.B.order == SPX_ORDER_ROW;
     s.sm_count = p.h.sm_count > 0 ? p.h.sm_count : 132;
     s.smem_optin = static_cast<int64_t>(p.h.smem_per_block_optin);
+    const char* dense_all = std::getenv("SPX_ELL_DENSE_CANDIDATES");
+    s.all_dense_candidates = dense_all != nullptr && std::strcmp(dense_all, "1") == 0;
     sm_count_ = s.sm_count;
     shape_ = s;
     candidates_ = ek::candidate_configs(s);
+    // DenseMma multiplies a dense copy of A that the plan keeps (made here and by
+    // spxPlanUpdateValues, like the packed values): executes only run the GEMM.
+    for (const ek::EllConfig& c : candidates_)
+      if (c.kind == ek::KernelKind::DenseMma && dense_a_.bytes() == 0)
+        dense_a_ = device::Buffer(
+            static_cast<size_t>(ek::dense_mma_workspace(m_, k_, half_ ? 2 : 4)));
     if (const char* force = std::getenv("SPX_ELL_FORCE_CANDIDATE")) {
       const int i = std::atoi(force);
       if (i >= 0 && i < candidate_count())
@@ -70,6 +79,9 @@ class EllSpmm final : public SpmmKernelPlan {
         strf("; A %s ELL w=%lld idx%d, overflow %lld entries; B %s, C %s %s", dtype::name(p.A.type),
              static_cast<long long>(width_), index16_ ? 16 : 32, static_cast<long long>(overflow_),
              order_name(p.B.order), dtype::name(p.C.type), order_name(p.C.order));
+    if (dense_a_.bytes() > 0)
+      suffix_ += strf("; dense A for DenseMma kept in the plan (%.1f MiB)",
+                      static_cast<double>(dense_a_.bytes()) / (1 << 20));
     update_values(p.h, p.A);
     device::check(cudaStreamSynchronize(p.h.stream), "packing A's values into the ELL plan");
   }
@@ -90,6 +102,7 @@ class EllSpmm final : public SpmmKernelPlan {
     a.C = view_of(call.C);
     a.scalars = scalars_of(h, call.alpha, call.beta, false);
     a.workspace = call.workspace;
+    a.dense_a = dense_a_.get();
     a.sm_count = sm_count_;
     device::check(ek::spmm(a, candidates_[selected_], h.stream), "launching the ELL SpMM kernel");
   }
@@ -103,6 +116,21 @@ class EllSpmm final : public SpmmKernelPlan {
     g.dst = values_.get();
     g.element_bytes = half_ ? 2 : 4;
     device::check(ek::pack_values(g, h.stream), "launching the ELL value packing kernel");
+    if (dense_a_.bytes() > 0) {
+      ek::SpmmArgs a;
+      a.m = m_;
+      a.k = k_;
+      a.stride = stride_;
+      a.values = values_.get();
+      a.indices = indices_.get();
+      a.row_len = row_len_.as<int32_t>();
+      a.tail_ptr = tail_ptr_.as<int32_t>();
+      a.half = half_;
+      a.index16 = index16_;
+      a.sm_count = sm_count_;
+      device::check(ek::densify_dense_a(a, dense_a_.get(), h.stream),
+                    "launching the ELL densify kernel (DenseMma's dense A)");
+    }
   }
 
   int candidate_count() const override { return static_cast<int>(candidates_.size()); }
@@ -135,7 +163,8 @@ class EllSpmm final : public SpmmKernelPlan {
   size_t metadata_bytes() const {
     return indices_.bytes() + row_len_.bytes() + tail_ptr_.bytes() + slot_map_.bytes();
   }
-  size_t values_bytes() const { return values_.bytes(); }
+  /// The packed values and, when DenseMma is a candidate, the plan's dense copy of A.
+  size_t values_bytes() const { return values_.bytes() + dense_a_.bytes(); }
   int64_t slots() const { return slots_; }
 
  private:
@@ -144,6 +173,7 @@ class EllSpmm final : public SpmmKernelPlan {
           overflow_ = 0;
   int sm_count_ = 132;
   device::Buffer values_, indices_, row_len_, tail_ptr_, slot_map_;
+  device::Buffer dense_a_;  ///< DenseMma: A densified (+ row flags); empty without that candidate
   ek::EllShape shape_;
   std::vector<ek::EllConfig> candidates_;
   int selected_ = 0;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "env_override.hpp"
 #include "runner.hpp"
 #include "spx_catch.hpp"
 
@@ -125,6 +126,8 @@ spxPlanInfo_t run_case(spxHandle_t h, const Case& c, const ref::Expected& e, con
 
 /// Every candidate forced, then the search, on one case.
 void run_all_candidates(spxHandle_t h, const Case& c) {
+  // DenseMma is listed (and its dense A kept) only where the rule picks it, unless asked.
+  EnvOverride dense("SPX_ELL_DENSE_CANDIDATES", "1");
   const ref::Expected e = ref::spmm(c.A, c.B, c.C, c.s);
   REQUIRE(max_abs_expected(e) > 0);
   const spxPlanInfo_t info = run_case(h, c, e, {});
@@ -356,6 +359,61 @@ TEST_CASE("ELL device pointer mode, search, empty and wide shapes", "[ell]") {
     run_all_candidates(h.get(), make_case(rng, true, 257, 777, 129, 300, kTypes[0], SPX_ORDER_ROW,
                                           SPX_ORDER_COL, 2, 3));
   }
+}
+
+TEST_CASE("ELL spxPlanUpdateValues re-densifies DenseMma's dense A", "[ell]") {
+  // DenseMma multiplies the plan's dense copy of A: new values must reach it too.
+  UniqueHandle h = make_handle();
+  EnvOverride dense("SPX_ELL_DENSE_CANDIDATES", "1");
+  uint64_t seed = 47000;
+  int dense_runs = 0;
+  for (const Types& t : kTypes) {
+    Rng rng(seed++);
+    const Case c = make_case(rng, false, 130, 300, 70, 120, t, SPX_ORDER_ROW, SPX_ORDER_ROW, 1, 0);
+    INFO(c.what);
+    DeviceSparse A = to_device(c.A);
+    const DeviceDense B = to_device(c.B);
+    spxPlanInfo_t first{};
+    {
+      spxPlan_t raw = nullptr;
+      REQUIRE_SPX(spxSpMM_analyze(h.get(), A.get(), B.get(), to_device(c.C).get(), SPX_R_32F,
+                                  SPX_SPMM_ALG_ELL, &raw));
+      UniquePlan plan(raw);
+      REQUIRE_SPX(spxPlanGetInfo(plan.get(), &first));
+    }
+    for (int i = 0; i < first.candidates; ++i) {
+      EnvOverride force("SPX_ELL_FORCE_CANDIDATE", std::to_string(i));
+      DeviceSparse Ai = to_device(c.A);
+      DeviceDense C = to_device(c.C);
+      spxPlan_t raw = nullptr;
+      REQUIRE_SPX(spxSpMM_analyze(h.get(), Ai.get(), B.get(), C.get(), SPX_R_32F, SPX_SPMM_ALG_ELL,
+                                  &raw));
+      UniquePlan plan(raw);
+      spxPlanInfo_t info{};
+      REQUIRE_SPX(spxPlanGetInfo(plan.get(), &info));
+      if (std::string(info.config).find("dense_mma") == std::string::npos) continue;
+      ++dense_runs;
+      HostSparse a2 = c.A;
+      const std::vector<uint8_t> fresh =
+          random_values(rng, operand_dist(t.in, 300, t.out), a2.value_slots());
+      const size_t eb = t.in == SPX_R_16F ? 2 : 4;
+      for (int64_t j = 0; j < a2.value_slots(); ++j)
+        if (a2.idx[j] >= 0) std::memcpy(&a2.values[j * eb], &fresh[j * eb], eb);
+      Ai.values.upload(a2.values);
+      REQUIRE_SPX(spxPlanUpdateValues(h.get(), plan.get(), Ai.get()));
+      const ScalarBytes alpha = make_scalar(c.s.alpha, c.C.type), beta = make_scalar(c.s.beta, c.C.type);
+      DeviceBuffer ws(info.workspace_bytes);
+      REQUIRE_SPX(spxSpMM(h.get(), plan.get(), alpha.get(), Ai.get(), B.get(), beta.get(), C.get(),
+                          ws.get()));
+      device_sync();
+      const ref::Expected e = ref::spmm(a2, c.B, c.C, c.s);
+      const CheckResult r = check_dense_output(download(C, c.C), c.C,
+                                               dense_mma_expectation(e, t.in == SPX_R_32F));
+      INFO("candidate " << i << ": " << info.config << "\n" << r.report);
+      CHECK(r.ok);
+    }
+  }
+  CHECK(dense_runs >= 2 * static_cast<int>(sizeof(kTypes) / sizeof(kTypes[0])));
 }
 
 TEST_CASE("ELL spxPlanUpdateValues re-packs values without re-analysis", "[ell]") {

@@ -20,7 +20,7 @@
 //              slots are loaded CL at a time and broadcast with shuffles. `splits` warps cut a
 //              row's ELL width in parts, summed in shared memory. Large n when B's rows are too
 //              long to stage (k > ~1800).
-//   DenseMma   fp32, n > 16, moderately sparse: A densified into the workspace, then a tensor-core
+//   DenseMma   fp32, n > 16, moderately sparse: A densified into the plan (analyze), then a tensor-core
 //              GEMM of 128 (or 64) rows x 128 columns per block with 3xTF32 (fp32-class
 //              accuracy): the tile reuses each staged B element for all its rows, which no
 //              slot-by-slot kernel can (spmm_dense_mma.cu).
@@ -98,6 +98,9 @@ struct EllShape {
   bool b_row_major = true;
   int sm_count = 132;
   int64_t smem_optin = 0;  ///< shared memory a block may opt in to (0: never stage B)
+  /// List DenseMma candidates (and keep the plan's dense A) even where the rule does not pick
+  /// it, wherever A is at least 10 % dense: SPX_ELL_DENSE_CANDIDATES=1 (tests, candidate sweeps).
+  bool all_dense_candidates = false;
 };
 
 /// Shared-memory bytes of a staged B chunk (k x nt elements).
@@ -224,13 +227,14 @@ inline int rowtile_col_lanes_for(const EllShape& s, int vn) {
 }
 
 /// RowTile's splits: double (up to 8) while the grid holds fewer than 16 warps per SM and each
-/// part keeps at least 32 slots.
+/// part keeps at least 25 slots (H100, fp32, 60 %: 128 x 128 x 128 (w 51) 5.3 us with 2 splits
+/// against 6.9 with 1; 256 x 256 x 128 (w 102) 5.9 us with 4 against 7.5 with 2).
 inline int rowtile_splits_for(const EllShape& s, int vn, int cl) {
   const int64_t chunks =
       (s.n + static_cast<int64_t>(cl) * vn - 1) / (static_cast<int64_t>(cl) * vn);
   const int64_t warps = (s.m + kWarp / cl - 1) / (kWarp / cl) * chunks;
   int splits = 1;
-  while (splits < 8 && warps * splits < 16LL * s.sm_count && s.width >= 64LL * splits) splits *= 2;
+  while (splits < 8 && warps * splits < 16LL * s.sm_count && s.width >= 50LL * splits) splits *= 2;
   return splits;
 }
 
@@ -272,11 +276,11 @@ constexpr int dense_mma_smem_bytes(int rows, int value_bytes) {
               dense_mma_depth(value_bytes) * dense_mma_b_pitch(value_bytes)) *
          value_bytes;
 }
-/// Workspace bytes of DenseMma's dense A and its per-row flags (256-byte aligned).
+/// Bytes of DenseMma's dense A and its per-row flags (256-byte aligned), kept in the plan.
 inline int64_t dense_mma_workspace(int64_t m, int64_t k, int value_bytes) {
   return (m * dense_mma_ld(k, value_bytes) * value_bytes + m * 4 + 255) / 256 * 256;
 }
-/// Largest dense A DenseMma builds in the workspace (a plan's workspace counts every candidate).
+/// Largest dense A a plan keeps for DenseMma (beyond it the gather kernels run).
 constexpr int64_t kDenseMmaMaxWorkspace = int64_t{256} << 20;
 /// Block tiles of DenseMma with `rows` rows.
 inline int64_t dense_mma_tiles(const EllShape& s, int rows) {
@@ -295,11 +299,12 @@ inline bool dense_mma_fits(const EllShape& s, int rows) {
          static_cast<int64_t>(dense_mma_smem_bytes(rows, s.value_bytes)) <= s.smem_optin &&
          dense_mma_workspace(s.m, s.k, s.value_bytes) <= kDenseMmaMaxWorkspace;
 }
-/// Modelled microseconds of DenseMma, fitted to H100 spx-bench ell --candidates (README): two
-/// launches and densify (~9 us, plus the dense A written at ~2 TB/s), then waves of block tiles
-/// (two blocks per SM), each rows x 128 x ld multiply-adds (zeros included) at a block's rate
-/// with another block on its SM; a block alone on its SM (tiles <= SMs) runs ~1.5x faster.
-constexpr double kDenseMmaFixedUs = 9.0;
+/// Modelled microseconds of DenseMma, fitted to H100 spx-bench ell --candidates (README): one
+/// launch (~5 us; the dense A is the plan's, made in analyze: the fit with a per-call densify
+/// was 9 us plus the dense A written at ~2 TB/s), then waves of block tiles (two blocks per SM),
+/// each rows x 128 x ld multiply-adds (zeros included) at a block's rate with another block on
+/// its SM; a block alone on its SM (tiles <= SMs) runs ~1.5x faster.
+constexpr double kDenseMmaFixedUs = 5.0;
 /// Multiply-adds per us of one block sharing its SM: [fp16, fp32][64 rows, 128 rows].
 constexpr double kDenseMmaBlockMacPerUs[2][2] = {{2.3e5, 3.5e5}, {0.67e5, 0.80e5}};
 constexpr double kDenseMmaAloneFactor = 1.5;
@@ -311,8 +316,7 @@ inline double dense_mma_model_us(const EllShape& s, int rows) {
   const double rate = kDenseMmaBlockMacPerUs[s.value_bytes == 4 ? 1 : 0][rows == 128 ? 1 : 0] *
                       (tiles <= sms ? kDenseMmaAloneFactor : 1.0);
   const double waves = std::ceil(tiles / (2.0 * sms));
-  const double densify = static_cast<double>(s.m) * ld * s.value_bytes / 2.0e6;
-  return kDenseMmaFixedUs + densify + waves * tile_macs / rate;
+  return kDenseMmaFixedUs + waves * tile_macs / rate;
 }
 /// Modelled microseconds of the gather kernels for n > 16 (fixed cost + useful multiply-adds at
 /// the kernel's rate, H100; predict.hpp uses the same): RowMma ~10 TMAC/s (fp16), RowStaged ~8
@@ -414,9 +418,11 @@ inline std::vector<EllConfig> candidate_configs(const EllShape& s) {
     for (int splits : {sp, sp == 8 ? 4 : sp * 2})
       if (row_mma_fits(s, splits, 16)) add(row_mma_config(s, splits, 16));
   }
-  // DenseMma, both tile heights, where A is at least 10 % dense (its workspace is counted by
-  // every plan that lists it).
-  if (s.width * 10 >= s.k)
+  // DenseMma, both tile heights, only where the rule picks it: the plan then keeps a dense copy
+  // of A (m x k), which no other plan should pay for (on the paper's grid the best candidate was
+  // never DenseMma where the rule did not pick it).
+  if (s.width * 10 >= s.k &&
+      (s.all_dense_candidates || choose_config(s).kind == KernelKind::DenseMma))
     for (int rows : {dense_mma_rows_for(s), dense_mma_rows_for(s) == 128 ? 64 : 128})
       if (dense_mma_fits(s, rows)) add(dense_mma_config(s, rows));
   if (row_stage_fits(s) && s.n > 8) {

@@ -144,9 +144,9 @@ cudaError_t load_row_staged(bool half, bool index16, size_t smem_optin);
 cudaError_t launch_row_mma(const SpmmArgs& a, const EllConfig& cfg, const void* b_rows, int64_t ldb,
                            cudaStream_t stream);
 cudaError_t load_row_mma(bool half, bool index16, size_t smem_optin);
-/// DenseMma: densifies A into dense_workspace (dense_mma_workspace(m, k, value bytes) bytes), then the GEMM.
+/// DenseMma: the tensor-core GEMM of the plan's dense A (a.dense_a, densify_dense_a) with B.
 cudaError_t launch_dense_mma(const SpmmArgs& a, const EllConfig& cfg, const void* b_rows,
-                             int64_t ldb, void* dense_workspace, cudaStream_t stream);
+                             int64_t ldb, cudaStream_t stream);
 cudaError_t load_dense_mma(bool half, bool index16, size_t smem_optin);
 /// b_rows: B as row-major rows (the user's B, or B^T in the workspace) with leading dimension ldb.
 cudaError_t launch_row_tile(const SpmmArgs& a, const EllConfig& cfg, const void* b_rows,

@@ -23,12 +23,20 @@ struct SpmmArgs {
   bool index16 = false;              ///< indices are uint16
   DenseView B{}, C{};
   Scalars scalars{};
-  void* workspace = nullptr;         ///< DenseMma's dense A, then (transpose_b) k x ld_bt of B^T
+  void* workspace = nullptr;         ///< (transpose_b) k x ld_bt of B^T
+  /// DenseMma: the plan's densified A and its row flags (densify_dense_a), NULL otherwise.
+  const void* dense_a = nullptr;
   int sm_count = 132;                ///< SMs of the device (persistent grids)
 };
 
-/// Workspace bytes a configuration needs (DenseMma's dense A; B^T for a column-major B).
+/// Workspace bytes a configuration needs (B^T for a column-major B).
 size_t workspace_bytes(const EllConfig& cfg, int64_t m, int64_t k, int64_t n, bool half);
+
+/// DenseMma's operand, kept in the plan: A (values, indices, row lengths and HYB tail of `args`)
+/// summed into a dense m x dense_mma_ld(k) array followed by m int32 row flags (a non-finite
+/// value; fp16: a duplicate column), dense_mma_workspace(m, k, value bytes) bytes at `dense`.
+/// Analyze and spxPlanUpdateValues run it; executes only read it.
+cudaError_t densify_dense_a(const SpmmArgs& args, void* dense, cudaStream_t stream);
 
 cudaError_t spmm(const SpmmArgs& args, const EllConfig& cfg, cudaStream_t stream);
 

@@ -7,9 +7,9 @@
 // slot by slot can reuse it from registers; a tensor-core GEMM tile reuses each B element of its
 // shared-memory tile for 128 A rows. Below ~80 % sparsity (at n >= 128) the dense tile does more
 // useful work per second even though most of its multiply-adds are by zero. So:
-//   1. densify (one warp per row): the row's ELL slots and HYB tail are summed in fp32 (duplicates
-//      allowed) into a dense row of the workspace, ld = k rounded up to the stage depth (zeros
-//      past k). The warp also flags the row when it holds a non-finite value, or (fp16) a
+//   1. densify (one warp per row; in analyze and spxPlanUpdateValues, into the plan): the row's
+//      ELL slots and HYB tail are summed in fp32 (duplicates allowed) into a dense row, ld = k
+//      rounded up to the stage depth (zeros past k). The warp also flags the row when it holds a non-finite value, or (fp16) a
 //      duplicate column, whose fp16 sum would round where the sparse kernels do not.
 //   2. GEMM: block tile kRows x 128 columns x 128 bytes deep (32 fp32 / 64 fp16), 3-stage
 //      cp.async pipeline, 8 warps of (kRows / 2) x 32. fp16: ldmatrix (A) / ldmatrix.trans (B)
@@ -440,10 +440,9 @@ cudaError_t launch_gemm(const SpmmArgs& a, const T* dense, int64_t lda, const in
 }
 
 template <class T>
-cudaError_t launch_typed(const SpmmArgs& a, const EllConfig& cfg, const void* b_rows, int64_t ldb,
-                         void* workspace, cudaStream_t stream) {
+cudaError_t densify_typed(const SpmmArgs& a, void* out, cudaStream_t stream) {
   const int64_t lda = dense_mma_ld(a.k, static_cast<int>(sizeof(T)));
-  T* dense = static_cast<T*>(workspace);
+  T* dense = static_cast<T*>(out);
   int32_t* bad = reinterpret_cast<int32_t*>(dense + a.m * lda);
   const size_t dsmem = densify_smem(lda);
   int64_t blocks = (a.m + kDensifyWarps - 1) / kDensifyWarps;
@@ -455,8 +454,15 @@ cudaError_t launch_typed(const SpmmArgs& a, const EllConfig& cfg, const void* b_
   else
     densify_kernel<T, int32_t><<<static_cast<unsigned>(blocks), kDensifyWarps * kWarp, dsmem,
                                  stream>>>(a, dense, lda, bad, dsmem > 0);
-  const cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) return err;
+  return cudaGetLastError();
+}
+
+template <class T>
+cudaError_t gemm_typed(const SpmmArgs& a, const EllConfig& cfg, const void* b_rows, int64_t ldb,
+                       cudaStream_t stream) {
+  const int64_t lda = dense_mma_ld(a.k, static_cast<int>(sizeof(T)));
+  const T* dense = static_cast<const T*>(a.dense_a);
+  const int32_t* bad = reinterpret_cast<const int32_t*>(dense + a.m * lda);
   const T* b = static_cast<const T*>(b_rows);
   const bool b_vec = reinterpret_cast<uintptr_t>(b_rows) % 16 == 0 &&
                      (ldb * static_cast<int64_t>(sizeof(T))) % 16 == 0;
@@ -485,13 +491,19 @@ cudaError_t load_typed(bool index16, size_t smem_optin) {
 
 }  // namespace
 
+cudaError_t densify_dense_a(const SpmmArgs& a, void* dense, cudaStream_t stream) {
+  if (a.m == 0) return cudaSuccess;
+  if (dense == nullptr) return cudaErrorInvalidValue;
+  return a.half ? densify_typed<__half>(a, dense, stream) : densify_typed<float>(a, dense, stream);
+}
+
 cudaError_t launch_dense_mma(const SpmmArgs& a, const EllConfig& cfg, const void* b_rows,
-                             int64_t ldb, void* dense_workspace, cudaStream_t stream) {
-  if (dense_workspace == nullptr || a.stride % kSlotVector != 0 ||
+                             int64_t ldb, cudaStream_t stream) {
+  if (a.dense_a == nullptr || a.stride % kSlotVector != 0 ||
       (cfg.tile_rows != 64 && cfg.tile_rows != 128))
     return cudaErrorInvalidValue;
-  return a.half ? launch_typed<__half>(a, cfg, b_rows, ldb, dense_workspace, stream)
-                : launch_typed<float>(a, cfg, b_rows, ldb, dense_workspace, stream);
+  return a.half ? gemm_typed<__half>(a, cfg, b_rows, ldb, stream)
+                : gemm_typed<float>(a, cfg, b_rows, ldb, stream);
 }
 
 cudaError_t load_dense_mma(bool half, bool index16, size_t smem_optin) {

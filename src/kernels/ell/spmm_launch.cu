@@ -38,29 +38,20 @@ namespace {
 /// Row stride of B^T in the workspace: n rounded up so every row starts 16 B aligned.
 int64_t bt_ld(int64_t n) { return (n + 7) / 8 * 8; }
 
-/// Bytes before B^T in the workspace: DenseMma's dense A (and its row flags).
-size_t dense_bytes(const EllConfig& cfg, int64_t m, int64_t k, bool half) {
-  return cfg.kind == KernelKind::DenseMma ? static_cast<size_t>(dense_mma_workspace(m, k, half ? 2 : 4))
-                                          : 0;
-}
-
 }  // namespace
 
 size_t workspace_bytes(const EllConfig& cfg, int64_t m, int64_t k, int64_t n, bool half) {
-  const size_t dense = dense_bytes(cfg, m, k, half);
-  if (cfg.kind == KernelKind::SlotSplit || !cfg.transpose_b) return dense;
-  return dense + static_cast<size_t>(k) * static_cast<size_t>(bt_ld(n)) * (half ? 2 : 4);
+  (void)m;
+  if (cfg.kind == KernelKind::SlotSplit || !cfg.transpose_b) return 0;
+  return static_cast<size_t>(k) * static_cast<size_t>(bt_ld(n)) * (half ? 2 : 4);
 }
 
 cudaError_t spmm(const SpmmArgs& a, const EllConfig& cfg, cudaStream_t stream) {
   if (a.m == 0 || a.n == 0) return cudaSuccess;
   if (cfg.kind == KernelKind::SlotSplit) return launch_slot_split(a, cfg, stream);
-  const size_t dense = dense_bytes(cfg, a.m, a.k, a.half);
-  if (dense > 0 && a.workspace == nullptr) return cudaErrorInvalidValue;
   auto rows = [&](const void* b_rows, int64_t ldb) {
     if (cfg.kind == KernelKind::RowMma) return launch_row_mma(a, cfg, b_rows, ldb, stream);
-    if (cfg.kind == KernelKind::DenseMma)
-      return launch_dense_mma(a, cfg, b_rows, ldb, a.workspace, stream);
+    if (cfg.kind == KernelKind::DenseMma) return launch_dense_mma(a, cfg, b_rows, ldb, stream);
     return cfg.kind == KernelKind::RowStaged ? launch_row_staged(a, cfg, b_rows, ldb, stream)
                                              : launch_row_tile(a, cfg, b_rows, ldb, stream);
   };
@@ -68,7 +59,7 @@ cudaError_t spmm(const SpmmArgs& a, const EllConfig& cfg, cudaStream_t stream) {
   if (a.B.order != SPX_ORDER_COL) return cudaErrorInvalidValue;
   if (a.k == 0) return rows(nullptr, bt_ld(a.n));  // no slots: no B
   if (a.workspace == nullptr) return cudaErrorInvalidValue;
-  void* bt = static_cast<unsigned char*>(a.workspace) + dense;
+  void* bt = a.workspace;
   const cudaError_t err = launch_transpose(a.B, a.k, a.n, a.half, bt, bt_ld(a.n), stream);
   if (err != cudaSuccess) return err;
   return rows(bt, bt_ld(a.n));
