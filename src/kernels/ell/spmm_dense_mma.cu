@@ -28,6 +28,7 @@
 //      40 floats makes a half-warp's 16 loads cover 32 distinct banks;
 //   B: two 4-byte loads, rows 2 t4 and 2 t4 + 1, column g; row pitch 132 floats puts the 4 rows
 //      of a load in 4 distinct groups of 8 banks.
+#include "kernels/common/cp_async.cuh"
 #include "kernels/ell/device.cuh"
 
 namespace spx::kernels::ell {
@@ -75,17 +76,6 @@ struct DenseTile {
                 "fp16: ldmatrix rows an odd number of 16-byte pieces apart");
   static_assert(kSmemBytes == dense_mma_smem_bytes(kTileRows, kBytes), "config.hpp's size");
 };
-
-__device__ __forceinline__ void cp_async16(void* smem, const void* gmem, int src_bytes) {
-  const uint32_t s = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(gmem),
-               "r"(src_bytes));
-}
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n"); }
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
-}
 
 /// x = big + small (+ a remainder below 2^-22 |x|), both tf32 (round to nearest, ties away).
 __device__ __forceinline__ void split_tf32(float x, uint32_t& big, uint32_t& small) {
@@ -282,8 +272,8 @@ __global__ void __launch_bounds__(DenseTile<T, kTileRows>::kThreads,
     if (s < ktiles) load_stage(s, static_cast<int64_t>(s) * D::kDepth);
     cp_async_commit();
   }
-  const uint32_t as_addr = static_cast<uint32_t>(__cvta_generic_to_shared(as));
-  const uint32_t bs_addr = static_cast<uint32_t>(__cvta_generic_to_shared(bs));
+  const uint32_t as_addr = smem_address(as);
+  const uint32_t bs_addr = smem_address(bs);
   for (int kt = 0; kt < ktiles; ++kt) {
     cp_async_wait<D::kStages - 2>();
     __syncthreads();

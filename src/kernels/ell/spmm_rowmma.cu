@@ -22,6 +22,7 @@
 // with few row groups x column chunks.
 #include <cuda_fp16.h>
 
+#include "kernels/common/cp_async.cuh"
 #include "kernels/ell/device.cuh"
 
 namespace spx::kernels::ell {
@@ -183,7 +184,7 @@ __global__ void __launch_bounds__(MmaShape<kTiles>::kThreads, 1)
   float* partial = reinterpret_cast<float*>(smem + (a.k + 1) * kRowBytes);  // splits > 1
   __syncthreads();
 
-  const uint32_t bs_addr = static_cast<uint32_t>(__cvta_generic_to_shared(bs));
+  const uint32_t bs_addr = smem_address(bs);
   // This lane's ldmatrix piece for tile t: (2 t + (mi & 1)), pre-shifted to bits 4..6.
   uint32_t toff[kTiles];
 #pragma unroll
