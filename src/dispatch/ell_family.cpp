@@ -87,23 +87,12 @@ class EllSpmm final : public SpmmKernelPlan {
   }
 
   void run(const spxContext& h, const SpmmCall& call) const override {
-    ek::SpmmArgs a;
-    a.m = m_;
-    a.k = k_;
+    ek::SpmmArgs a = a_side();
     a.n = call.C.cols;
-    a.stride = stride_;
-    a.values = values_.get();
-    a.indices = indices_.get();
-    a.row_len = row_len_.as<int32_t>();
-    a.tail_ptr = tail_ptr_.as<int32_t>();
-    a.half = half_;
-    a.index16 = index16_;
     a.B = view_of(call.B);
     a.C = view_of(call.C);
     a.scalars = scalars_of(h, call.alpha, call.beta, false);
     a.workspace = call.workspace;
-    a.dense_a = dense_a_.get();
-    a.sm_count = sm_count_;
     device::check(ek::spmm(a, candidates_[selected_], h.stream), "launching the ELL SpMM kernel");
   }
 
@@ -116,21 +105,9 @@ class EllSpmm final : public SpmmKernelPlan {
     g.dst = values_.get();
     g.element_bytes = half_ ? 2 : 4;
     device::check(ek::pack_values(g, h.stream), "launching the ELL value packing kernel");
-    if (dense_a_.bytes() > 0) {
-      ek::SpmmArgs a;
-      a.m = m_;
-      a.k = k_;
-      a.stride = stride_;
-      a.values = values_.get();
-      a.indices = indices_.get();
-      a.row_len = row_len_.as<int32_t>();
-      a.tail_ptr = tail_ptr_.as<int32_t>();
-      a.half = half_;
-      a.index16 = index16_;
-      a.sm_count = sm_count_;
-      device::check(ek::densify_dense_a(a, dense_a_.get(), h.stream),
+    if (dense_a_.bytes() > 0)
+      device::check(ek::densify_dense_a(a_side(), dense_a_.get(), h.stream),
                     "launching the ELL densify kernel (DenseMma's dense A)");
-    }
   }
 
   int candidate_count() const override { return static_cast<int>(candidates_.size()); }
@@ -158,6 +135,23 @@ class EllSpmm final : public SpmmKernelPlan {
     w.out_bytes = c_type == SPX_R_16F ? 2 : 4;
     return ek::predict_dense_us(shape_, w.out_bytes) /
            ek::predict_sparse_us(shape_, candidates_[selected_], w);
+  }
+
+  /// The kernels' arguments that describe A (the plan's arrays); a call adds B, C and n.
+  ek::SpmmArgs a_side() const {
+    ek::SpmmArgs a;
+    a.m = m_;
+    a.k = k_;
+    a.stride = stride_;
+    a.values = values_.get();
+    a.indices = indices_.get();
+    a.row_len = row_len_.as<int32_t>();
+    a.tail_ptr = tail_ptr_.as<int32_t>();
+    a.half = half_;
+    a.index16 = index16_;
+    a.dense_a = dense_a_.get();
+    a.sm_count = sm_count_;
+    return a;
   }
 
   size_t metadata_bytes() const {

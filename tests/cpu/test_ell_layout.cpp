@@ -31,6 +31,18 @@ CsrStructure csr_with_lengths(const std::vector<int32_t>& lengths, int64_t cols)
   return c;
 }
 
+/// An H100-like shape of the paper grid: uniform rows of k x (1 - sparsity) slots.
+ek::EllShape paper_shape(int64_t m, int64_t k, int64_t n, double sparsity, int value_bytes) {
+  ek::EllShape s;
+  s.m = m;
+  s.k = k;
+  s.n = n;
+  s.width = static_cast<int64_t>(static_cast<double>(k) * (1.0 - sparsity) + 0.5);
+  s.value_bytes = value_bytes;
+  s.smem_optin = 232448;
+  return s;
+}
+
 }  // namespace
 
 TEST_CASE("HYB width: uniform rows keep their width and no padding", "[ell]") {
@@ -318,16 +330,7 @@ TEST_CASE("configuration rule: decode shapes split slots, large n tiles rows", "
 
 TEST_CASE("configuration rule: DenseMma where its model beats the gather kernels", "[ell]") {
   // H100 measurements behind the model (spx-bench ell --candidates, 60 % unless noted).
-  auto shape = [](int64_t m, int64_t k, int64_t n, double sparsity, int value_bytes) {
-    ek::EllShape s;
-    s.m = m;
-    s.k = k;
-    s.n = n;
-    s.width = static_cast<int64_t>(static_cast<double>(k) * (1.0 - sparsity) + 0.5);
-    s.value_bytes = value_bytes;
-    s.smem_optin = 232448;
-    return s;
-  };
+  const auto shape = paper_shape;
   auto kind = [](const ek::EllShape& s) { return ek::choose_config(s).kind; };
   // fp32: 1024 x 1024 x 16384 760 us dense (128-row tiles) against RowStaged's 1315.
   ek::EllShape s = shape(1024, 1024, 16384, 0.6, 4);
@@ -373,13 +376,7 @@ TEST_CASE("configuration rule: DenseMma where its model beats the gather kernels
 TEST_CASE("predicted speedup: dense wins at large n and moderate sparsity, sparse at decode", "[ell]") {
   // Shapes of the H100 paper grid; the model (predict.hpp) was fitted there.
   auto speedup = [](int64_t m, int64_t k, int64_t n, double sparsity, int value_bytes) {
-    ek::EllShape s;
-    s.m = m;
-    s.k = k;
-    s.n = n;
-    s.width = static_cast<int64_t>(static_cast<double>(k) * (1.0 - sparsity) + 0.5);
-    s.value_bytes = value_bytes;
-    s.smem_optin = 232448;
+    const ek::EllShape s = paper_shape(m, k, n, sparsity, value_bytes);
     ek::EllWork w;
     w.nnz = m * s.width;
     w.slots = m * ((s.width + 7) / 8 * 8);
