@@ -341,8 +341,14 @@ TEST_CASE("configuration rule: DenseMma where its model beats the gather kernels
   CHECK(kind(shape(1024, 1024, 1024, 0.3, 4)) == ek::KernelKind::DenseMma);
   CHECK(ek::choose_config(shape(1024, 1024, 1024, 0.3, 4)).tile_rows == 64);
   CHECK(kind(shape(1024, 1024, 1024, 0.8, 4)) == ek::KernelKind::RowStaged);
-  // Small shapes and small n keep the gather kernels (fixed cost of two launches).
-  CHECK(kind(shape(256, 256, 1024, 0.6, 4)) == ek::KernelKind::RowTile);
+  // Small shapes and small n keep the gather kernels: 256^2 x 1024 and 1024^2 x 256 (15.5
+  // RowStaged units per SM) on 16-warp RowStaged blocks (12.3 / 34.5 us against RowTile's 13.4 /
+  // 37.2), 1024^2 x 128 (7.8 units per SM) on RowTile.
+  CHECK(kind(shape(256, 256, 1024, 0.6, 4)) == ek::KernelKind::RowStaged);
+  CHECK(ek::choose_config(shape(256, 256, 1024, 0.6, 4)).warps == 16);
+  CHECK(kind(shape(1024, 1024, 256, 0.6, 4)) == ek::KernelKind::RowStaged);
+  CHECK(ek::choose_config(shape(1024, 1024, 256, 0.6, 4)).warps == 16);
+  CHECK(ek::choose_config(shape(512, 512, 1024, 0.6, 4)).warps == 32);
   CHECK(kind(shape(1024, 1024, 128, 0.6, 4)) == ek::KernelKind::RowTile);
   // fp16: 1024^3 36 us dense against RowMma's 57; at 90 % RowStaged (26 us against 33).
   CHECK(kind(shape(1024, 1024, 1024, 0.6, 2)) == ek::KernelKind::DenseMma);

@@ -181,15 +181,22 @@ inline int64_t row_chunks(const EllShape& s) {
   return (s.n * s.value_bytes + kRowStagedRowBytes - 1) / kRowStagedRowBytes;
 }
 
-/// Warps per block of RowStaged: 32, one block per SM at 64 registers (measured on H100, fp32:
-/// 1024^3 60 % 90 us vs 108 us with 16 warps; 512^2 x 1024 27 vs 30 us).
-inline int row_staged_warps_for(const EllShape&) { return kRowStagedMaxThreads / kWarp; }
+/// RowStaged's work units: row groups (4 rows per warp) x 128-byte column chunks.
+inline int64_t row_staged_units(const EllShape& s) { return (s.m + 3) / 4 * row_chunks(s); }
 
-/// Whether RowStaged has enough work: row groups (4 rows per warp) x chunks at least 16 warps
-/// per SM (fp32 512^2 x 1024: 4096 units, 27 us against RowTile's 34; 1024^2 x 128: 1024 units,
-/// 34 us against RowTile's 21, which splits rows over warps).
+/// Warps per block of RowStaged: 32 (one block per SM at 64 registers) from 16 units per SM,
+/// else 16 (measured on H100, fp32 60 %: 1024^3 90 us vs 108 with 16 warps, 512^2 x 1024 27 vs
+/// 30; with 15.5 units per SM, 1024^2 x 256 and 256^2 x 1024, 16 warps ran 34.5 / 12.3 us).
+inline int row_staged_warps_for(const EllShape& s) {
+  const int most = kRowStagedMaxThreads / kWarp;
+  return row_staged_units(s) >= 16LL * s.sm_count ? most : most / 2;
+}
+
+/// Whether RowStaged has enough work: at least 12 units per SM (fp32 512^2 x 1024: 4096 units,
+/// 27 us against RowTile's 34; 1024^2 x 256: 2048 units, 34.5 us (16 warps) against 37.2;
+/// 1024^2 x 128: 1024 units, 34 us against RowTile's 21, which splits rows over warps).
 inline bool row_staged_busy(const EllShape& s) {
-  return (s.m + 3) / 4 * row_chunks(s) >= 16LL * s.sm_count;
+  return row_staged_units(s) >= 12LL * s.sm_count;
 }
 
 /// RowMma (64 columns) work units: row groups of 8 x column chunks.
