@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -134,6 +135,28 @@ TEST_CASE("NM union statistics from a sample of the pack tiles", "[nm][layout]")
   const plan::NmStaging s = plan::nm_staging(d, 8, 128);  // 8 stages
   const plan::NmUnionStats all = plan::nm_union_stats(d, idx.data(), s, 128);
   CHECK(all.sampled_tiles == 64);
+  {
+    // The same statistics by brute force: per (tile, stage) the sorted set of B rows read and
+    // of the 8-row sectors (of the whole B) they fall in.
+    double rows_sum = 0, sectors_sum = 0;
+    int64_t most = 0;
+    for (int64_t t = 0; t < 64; ++t)
+      for (int64_t st = 0; st < s.stages; ++st) {
+        std::set<int64_t> rows, sectors;
+        for (int64_t g = t * 8; g < t * 8 + 8; ++g)
+          for (int64_t u = st * s.w_s; u < (st + 1) * s.w_s; ++u) {
+            const int64_t row = ((u - st * s.w_s) / d.n) * d.m + idx[g * d.kc() + u];
+            rows.insert(row);
+            sectors.insert((st * s.k_s + row) / 8);
+          }
+        rows_sum += static_cast<double>(rows.size());
+        sectors_sum += static_cast<double>(sectors.size());
+        most = std::max<int64_t>(most, static_cast<int64_t>(rows.size()));
+      }
+    CHECK(all.mean_rows == Approx(rows_sum / (64.0 * s.stages)));
+    CHECK(all.mean_sectors == Approx(sectors_sum / (64.0 * s.stages)));
+    CHECK(all.max_rows == most);
+  }
   // A budget at least the pair count reads everything: the same numbers.
   const plan::NmUnionStats same = plan::nm_union_stats(d, idx.data(), s, 128, 64 * 8);
   CHECK(same.sampled_tiles == 64);
