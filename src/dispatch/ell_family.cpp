@@ -21,10 +21,6 @@ namespace {
 
 namespace ek = kernels::ell;
 
-const char* order_name(spxOrder_t o) {
-  return o == SPX_ORDER_ROW ? "row" : "col";
-}
-
 class EllSpmm final : public SpmmKernelPlan {
  public:
   EllSpmm(const SpmmProblem& p, const plan::EllLayout& l) {

@@ -10,8 +10,6 @@
 namespace spx::dispatch {
 namespace {
 
-const char* order_name(spxOrder_t o) { return o == SPX_ORDER_ROW ? "row" : "col"; }
-
 /// A's structure as CSR on the device, and where each entry's value sits in the user's array.
 struct DeviceCsr {
   device::Buffer row_ptr;  ///< int32[rows + 1] (SpMM) / entry_row int32[nnz] (SDDMM)
@@ -113,6 +111,8 @@ class FallbackSddmm final : public SddmmKernelPlan {
 };
 
 }  // namespace
+
+const char* order_name(spxOrder_t o) { return o == SPX_ORDER_ROW ? "row" : "col"; }
 
 kernels::DenseView view_of(const spxDnMatDescr& d) { return {d.values, d.ld, d.type, d.order}; }
 

@@ -14,5 +14,7 @@ std::unique_ptr<SddmmKernelPlan> build_fallback_sddmm(const SddmmProblem& p, spx
 kernels::DenseView view_of(const spxDnMatDescr& d);
 kernels::Scalars scalars_of(const spxContext& h, const void* alpha, const void* beta,
                             bool integer_output);
+/// "row" / "col", as the plans' configuration strings name a dense order.
+const char* order_name(spxOrder_t o);
 
 }  // namespace spx::dispatch

@@ -25,8 +25,6 @@ using ll = long long;
 /// Largest n: the grid's y dimension counts BN = 64 columns, the B transpose's 32.
 constexpr int64_t kMaxN = int64_t{65535} * 32;
 
-const char* order_name(spxOrder_t o) { return o == SPX_ORDER_ROW ? "row" : "col"; }
-
 int64_t vec_len_of(const spxSpMatDescr& A) { return A.format == SPX_FORMAT_CSR ? 1 : A.vec_len; }
 
 /// The user's structure, validated and sorted (throws INVALID_VALUE for a bad structure).

@@ -36,10 +36,6 @@ plan::SrbcrsProblem describe_problem(const SpmmProblem& p) {
   return d;
 }
 
-const char* order_name(spxOrder_t o) {
-  return o == SPX_ORDER_ROW ? "row" : "col";
-}
-
 /// The schedule the plan starts on: the rule's, or SPX_SRBCRS_FORCE_SPLIT=1|2|4 and
 /// SPX_SRBCRS_FORCE_ORDER=row|tile (environment, read by analyze; for tests and experiments).
 plan::SrbcrsSchedule starting_schedule(const plan::SrbcrsLayout& l, int64_t n, int sm_count,

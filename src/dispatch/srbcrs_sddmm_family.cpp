@@ -31,8 +31,6 @@ plan::SrbcrsSddmmProblem describe_problem(const SddmmProblem& p) {
   return d;
 }
 
-const char* order_name(spxOrder_t o) { return o == SPX_ORDER_ROW ? "row" : "col"; }
-
 /// The order C's values are written in (SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT).
 plan::ValuesLayout output_layout(const SddmmProblem& p) {
   return p.options.values_layout == SPX_VALUES_LAYOUT_SRBCRS ? plan::ValuesLayout::Srbcrs
