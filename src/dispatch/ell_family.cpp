@@ -59,10 +59,10 @@ class EllSpmm final : public SpmmKernelPlan {
     candidates_ = ek::candidate_configs(s);
     // DenseMma multiplies a dense copy of A that the plan keeps (made here and by
     // spxPlanUpdateValues, like the packed values): executes only run the GEMM.
-    for (const ek::EllConfig& c : candidates_)
-      if (c.kind == ek::KernelKind::DenseMma && dense_a_.bytes() == 0)
-        dense_a_ = device::Buffer(
-            static_cast<size_t>(ek::dense_mma_workspace(m_, k_, half_ ? 2 : 4)));
+    if (std::any_of(candidates_.begin(), candidates_.end(), [](const ek::EllConfig& c) {
+          return c.kind == ek::KernelKind::DenseMma;
+        }))
+      dense_a_ = device::Buffer(static_cast<size_t>(ek::dense_mma_a_bytes(m_, k_, half_ ? 2 : 4)));
     if (const char* force = std::getenv("SPX_ELL_FORCE_CANDIDATE")) {
       const int i = std::atoi(force);
       if (i >= 0 && i < candidate_count())
@@ -117,7 +117,7 @@ class EllSpmm final : public SpmmKernelPlan {
   size_t workspace_bytes() const override {
     size_t bytes = 0;
     for (const ek::EllConfig& c : candidates_)
-      bytes = std::max(bytes, ek::workspace_bytes(c, m_, k_, n_, half_));
+      bytes = std::max(bytes, ek::workspace_bytes(c, k_, n_, half_));
     return bytes;
   }
 

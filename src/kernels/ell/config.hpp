@@ -284,11 +284,11 @@ constexpr int dense_mma_smem_bytes(int rows, int value_bytes) {
          value_bytes;
 }
 /// Bytes of DenseMma's dense A and its per-row flags (256-byte aligned), kept in the plan.
-inline int64_t dense_mma_workspace(int64_t m, int64_t k, int value_bytes) {
+inline int64_t dense_mma_a_bytes(int64_t m, int64_t k, int value_bytes) {
   return (m * dense_mma_ld(k, value_bytes) * value_bytes + m * 4 + 255) / 256 * 256;
 }
 /// Largest dense A a plan keeps for DenseMma (beyond it the gather kernels run).
-constexpr int64_t kDenseMmaMaxWorkspace = int64_t{256} << 20;
+constexpr int64_t kDenseMmaMaxABytes = int64_t{256} << 20;
 /// Block tiles of DenseMma with `rows` rows.
 inline int64_t dense_mma_tiles(const EllShape& s, int rows) {
   return (s.m + rows - 1) / rows * ((s.n + kDenseMmaCols - 1) / kDenseMmaCols);
@@ -300,11 +300,11 @@ inline int dense_mma_rows_for(const EllShape& s) {
   return dense_mma_tiles(s, 128) >= s.sm_count ? 128 : 64;
 }
 /// DenseMma can run: n > 16 (decode shapes are A's bytes, not B's gathers), the block's shared
-/// memory fits, the dense A stays below kDenseMmaMaxWorkspace.
+/// memory fits, the dense A stays below kDenseMmaMaxABytes.
 inline bool dense_mma_fits(const EllShape& s, int rows) {
   return s.n > 16 && s.k > 0 &&
          static_cast<int64_t>(dense_mma_smem_bytes(rows, s.value_bytes)) <= s.smem_optin &&
-         dense_mma_workspace(s.m, s.k, s.value_bytes) <= kDenseMmaMaxWorkspace;
+         dense_mma_a_bytes(s.m, s.k, s.value_bytes) <= kDenseMmaMaxABytes;
 }
 /// Modelled microseconds of DenseMma, fitted to H100 spx-bench ell --candidates (README): one
 /// launch (~5 us; the dense A is the plan's, made in analyze: the fit with a per-call densify

@@ -30,11 +30,11 @@ struct SpmmArgs {
 };
 
 /// Workspace bytes a configuration needs (B^T for a column-major B).
-size_t workspace_bytes(const EllConfig& cfg, int64_t m, int64_t k, int64_t n, bool half);
+size_t workspace_bytes(const EllConfig& cfg, int64_t k, int64_t n, bool half);
 
 /// DenseMma's operand, kept in the plan: A (values, indices, row lengths and HYB tail of `args`)
 /// summed into a dense m x dense_mma_ld(k) array followed by m int32 row flags (a non-finite
-/// value; fp16: a duplicate column), dense_mma_workspace(m, k, value bytes) bytes at `dense`.
+/// value; fp16: a duplicate column), dense_mma_a_bytes(m, k, value bytes) bytes at `dense`.
 /// Analyze and spxPlanUpdateValues run it; executes only read it.
 cudaError_t densify_dense_a(const SpmmArgs& args, void* dense, cudaStream_t stream);
 

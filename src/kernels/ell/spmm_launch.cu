@@ -40,8 +40,7 @@ int64_t bt_ld(int64_t n) { return (n + 7) / 8 * 8; }
 
 }  // namespace
 
-size_t workspace_bytes(const EllConfig& cfg, int64_t m, int64_t k, int64_t n, bool half) {
-  (void)m;
+size_t workspace_bytes(const EllConfig& cfg, int64_t k, int64_t n, bool half) {
   if (cfg.kind == KernelKind::SlotSplit || !cfg.transpose_b) return 0;
   return static_cast<size_t>(k) * static_cast<size_t>(bt_ld(n)) * (half ? 2 : 4);
 }
