@@ -48,6 +48,12 @@ int64_t choose_group_rows(int64_t m, int64_t requested) {
   return 1;
 }
 
+/// Generator of independent stream `index` derived from `base` (one draw of the case's rng):
+/// the same numbers however the streams are spread over threads.
+std::mt19937_64 stream_rng(uint64_t base, int64_t index) {
+  return std::mt19937_64(base ^ (0x9E3779B97F4A7C15ull * static_cast<uint64_t>(index + 1)));
+}
+
 /// `count` values of `gen`: chunks of 2^20 drawn in parallel, each from its own generator seeded
 /// by one draw of `rng` and its chunk number (the same values on any number of threads).
 std::vector<float> random_values(int64_t count, const ValueGen& gen, std::mt19937_64& rng) {
@@ -57,7 +63,7 @@ std::vector<float> random_values(int64_t count, const ValueGen& gen, std::mt1993
   const int64_t chunks = (count + kChunk - 1) / kChunk;
   parallel_for(chunks, 1, [&](int64_t c0, int64_t c1) {
     for (int64_t c = c0; c < c1; ++c) {
-      std::mt19937_64 local(base ^ (0x9E3779B97F4A7C15ull * static_cast<uint64_t>(c + 1)));
+      std::mt19937_64 local = stream_rng(base, c);
       const int64_t end = std::min(count, (c + 1) * kChunk);
       for (int64_t i = c * kChunk; i < end; ++i) v[static_cast<size_t>(i)] = gen.draw(local);
     }
@@ -190,7 +196,7 @@ void build_nm(const CaseSpec& spec, std::mt19937_64& rng, Problem* p) {
   parallel_for(groups, 16, [&](int64_t g0, int64_t g1) {
     std::vector<int32_t> perm(static_cast<size_t>(m));
     for (int64_t g = g0; g < g1; ++g) {
-      std::mt19937_64 local(base ^ (0x9E3779B97F4A7C15ull * static_cast<uint64_t>(g + 1)));
+      std::mt19937_64 local = stream_rng(base, g);
       for (int64_t w = 0; w < windows; ++w) {
         std::iota(perm.begin(), perm.end(), 0);
         for (int64_t j = 0; j < n; ++j) {  // partial Fisher-Yates: the first n are a sample
