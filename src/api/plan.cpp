@@ -1,8 +1,7 @@
 #include "api/plan.hpp"
 
-#include <chrono>
-
 #include "api/candidate_timing.hpp"
+#include "core/elapsed.hpp"
 #include "core/log.hpp"
 #include "dispatch/families.hpp"
 #include "dispatch/structure.hpp"
@@ -12,12 +11,6 @@ spxPlan::~spxPlan() = default;
 
 namespace spx::plan {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 std::unique_ptr<spxPlan> new_plan(const spxContext& h, Operation op, spxDataType_t compute_type,
                                   const spxSpMatDescr& sparse, const spxDnMatDescr& dense_in,

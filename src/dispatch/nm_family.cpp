@@ -1,7 +1,6 @@
 #include "dispatch/nm_family.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +9,7 @@
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "core/elapsed.hpp"
 #include "core/log.hpp"
 #include "dispatch/fallback.hpp"
 #include "dispatch/structure.hpp"
@@ -258,10 +258,6 @@ Refusal nm_can_implement(const SpmmProblem& p) {
 }
 
 std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_t& info) {
-  using Clock = std::chrono::steady_clock;
-  const auto ms_since = [](Clock::time_point t) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-  };
   const auto t_start = Clock::now();
   const HostStructure host = download_structure(p.h, p.A);
   const double ms_download = ms_since(t_start);
