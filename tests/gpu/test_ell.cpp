@@ -37,14 +37,6 @@ struct RunOptions {
   spxSpMMAlg_t alg = SPX_SPMM_ALG_ELL;
 };
 
-/// RAII setting of SPX_ELL_FORCE_CANDIDATE.
-struct ForceCandidate {
-  explicit ForceCandidate(int i) {
-    if (i >= 0) setenv("SPX_ELL_FORCE_CANDIDATE", std::to_string(i).c_str(), 1);
-  }
-  ~ForceCandidate() { unsetenv("SPX_ELL_FORCE_CANDIDATE"); }
-};
-
 /// The expectation with DenseMma's rounding bound (tensor-core GEMM tiles of the densified A), in
 /// the form ref::tolerance takes: (terms + 2) * 2^-24 * magnitude, so terms -> T(terms) below.
 ///   Accumulation: each mma adds its products to the fp32 accumulator; tensor cores truncate and
@@ -79,7 +71,7 @@ spxPlanInfo_t run_case(spxHandle_t h, const Case& c, const ref::Expected& e, con
 
   spxPlan_t raw = nullptr;
   {
-    ForceCandidate force(o.candidate);
+    EnvOverride force("SPX_ELL_FORCE_CANDIDATE", o.candidate >= 0 ? std::to_string(o.candidate) : "");
     REQUIRE_SPX(spxSpMM_analyze(h, A.get(), B.get(), C.get(), SPX_R_32F, o.alg, &raw));
   }
   UniquePlan plan(raw);
