@@ -1,27 +1,24 @@
 // SDDMM entry points: C = alpha * (A * B) .* spy(C) + beta * C.
+#include "api/analyze_entry.hpp"
 #include "api/objects.hpp"
 #include "api/plan.hpp"
 #include "api/validate.hpp"
 
 namespace {
 
-/// spxSDDMM_analyze and spxSDDMM_analyzeWithOptions (NULL options = the defaults).
+/// spxSDDMM_analyze and spxSDDMM_analyzeWithOptions.
 spxStatus_t analyze(const char* function, spxHandle_t handle, spxConstDnMatDescr_t A,
                     spxConstDnMatDescr_t B, spxConstSpMatDescr_t C, spxDataType_t compute_type,
                     spxSDDMMAlg_t alg, spxConstPlanOptions_t options, spxPlan_t* plan) {
-  return spx::guard(function, [&] {
-    if (plan != nullptr) *plan = nullptr;  // a failed call never leaves a stale plan behind
-    spx::validate::handle(handle);
-    spx::validate::not_null(A, "A");
-    spx::validate::not_null(B, "B");
-    spx::validate::not_null(C, "C");
-    spx::validate::not_null(plan, "plan (output pointer)");
-    spx::validate::sddmm_shapes(*A, *B, *C);
-    spx::validate::product_types(A->type, B->type, C->type, compute_type);
-    spx::device::DeviceGuard on_device(handle->device);
-    const spxPlanOptions& opts = options ? *options : spxPlanOptions::defaults();
-    *plan = spx::plan::analyze_sddmm(*handle, *A, *B, *C, compute_type, alg, opts).release();
-  });
+  return spx::api::analyze_entry(
+      function, handle, A, B, C, options, plan,
+      [&] {
+        spx::validate::sddmm_shapes(*A, *B, *C);
+        spx::validate::product_types(A->type, B->type, C->type, compute_type);
+      },
+      [&](const spxPlanOptions& opts) {
+        return spx::plan::analyze_sddmm(*handle, *A, *B, *C, compute_type, alg, opts);
+      });
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // SpMM entry points and the plan calls shared with SDDMM (workspace, info, update, destroy).
 #include <cuda_runtime_api.h>
 
+#include "api/analyze_entry.hpp"
 #include "api/objects.hpp"
 #include "api/plan.hpp"
 #include "api/validate.hpp"
@@ -11,24 +12,19 @@ void check_plan(const spxPlan* plan) {
   spx::validate::not_null(plan, "plan");
 }
 
-/// spxSpMM_analyze and spxSpMM_analyzeWithOptions (NULL options = the defaults); `function`
-/// names the entry point in error messages and logs.
+/// spxSpMM_analyze and spxSpMM_analyzeWithOptions.
 spxStatus_t analyze(const char* function, spxHandle_t handle, spxConstSpMatDescr_t A,
                     spxConstDnMatDescr_t B, spxConstDnMatDescr_t C, spxDataType_t compute_type,
                     spxSpMMAlg_t alg, spxConstPlanOptions_t options, spxPlan_t* plan) {
-  return spx::guard(function, [&] {
-    if (plan != nullptr) *plan = nullptr;  // a failed call never leaves a stale plan behind
-    spx::validate::handle(handle);
-    spx::validate::not_null(A, "A");
-    spx::validate::not_null(B, "B");
-    spx::validate::not_null(C, "C");
-    spx::validate::not_null(plan, "plan (output pointer)");
-    spx::validate::spmm_shapes(*A, *B, *C);
-    spx::validate::product_types(A->type, B->type, C->type, compute_type);
-    spx::device::DeviceGuard on_device(handle->device);
-    const spxPlanOptions& opts = options ? *options : spxPlanOptions::defaults();
-    *plan = spx::plan::analyze_spmm(*handle, *A, *B, *C, compute_type, alg, opts).release();
-  });
+  return spx::api::analyze_entry(
+      function, handle, A, B, C, options, plan,
+      [&] {
+        spx::validate::spmm_shapes(*A, *B, *C);
+        spx::validate::product_types(A->type, B->type, C->type, compute_type);
+      },
+      [&](const spxPlanOptions& opts) {
+        return spx::plan::analyze_spmm(*handle, *A, *B, *C, compute_type, alg, opts);
+      });
 }
 
 }  // namespace
