@@ -26,6 +26,7 @@
 #include "env_override.hpp"
 #include "runner.hpp"
 #include "spx_catch.hpp"
+#include "srbcrs_grid.hpp"
 
 using namespace spx::test;
 namespace ref = spx::ref;
@@ -211,27 +212,11 @@ spxPlanInfo_t run_case(spxHandle_t h, const Case& c, const RunOptions& o = {}) {
   return info;
 }
 
-struct TypePair {
-  spxDataType_t a, b;
-};
-// L8-R8 and L4-R4 signed and unsigned, then the mixes the unpacking path allows.
-const TypePair kPairs[] = {{SPX_R_8I, SPX_R_8I}, {SPX_R_8U, SPX_R_8U}, {SPX_R_4I, SPX_R_4I},
-                           {SPX_R_4U, SPX_R_4U}, {SPX_R_8I, SPX_R_8U}, {SPX_R_8U, SPX_R_8I},
-                           {SPX_R_4I, SPX_R_4U}, {SPX_R_4U, SPX_R_4I}, {SPX_R_8I, SPX_R_4I},
-                           {SPX_R_4I, SPX_R_8I}, {SPX_R_8U, SPX_R_4U}, {SPX_R_4U, SPX_R_8I}};
-const spxDataType_t kOutputs[] = {SPX_R_32I, SPX_R_32F, SPX_R_16F};
-
 /// (vector-rows, k, n): n below, at and above the 64-column warp tile; k below one stride of
 /// 32, at it, and long enough for many strides (full rows of random_bcrs wrap the stage ring).
-struct Dims {
-  int64_t vector_rows, k, n;
-};
 const Dims kDims[] = {{5, 1, 1},   {7, 33, 7},    {13, 100, 65}, {9, 257, 130},
                       {3, 64, 64}, {17, 40, 300}, {2, 600, 17},  {11, 32, 128}};
 
-FormatSpec format_for(int64_t v) {
-  return v == 0 ? csr_spec() : bcrs_spec(v);
-}  // 0: CSR
 
 /// ld padding that makes a row-major B's rows 16-byte aligned (the kernel reads it in place;
 /// other pitches, and column-major B, go through the workspace copy).
@@ -265,22 +250,14 @@ Case make_case(Rng& rng, const FormatSpec& f, TypePair tp, spxDataType_t out, co
 TEST_CASE("SR-BCRS every type pair, format and output (rotating shapes, orders, scalars)",
           "[srbcrs]") {
   UniqueHandle h = make_handle();
-  uint64_t seed = 51000;
-  int variant = 0;
-  for (const TypePair& tp : kPairs)
-    for (int64_t v : {0, 1, 2, 4, 8})
-      for (spxDataType_t out : kOutputs)
-        for (int rep = 0; rep < 2; ++rep) {
-          Rng rng(seed++);
-          // Every 64 variants see each of the 8 shapes with each (B pad, B order, C order):
-          // half the cases pad B's rows to 16 bytes (read in place when row-major).
-          const Dims& d = kDims[(variant + variant / 8) % 8];
-          const int64_t pad = variant % 2 == 0 ? -1 : (variant % 5 == 2 ? 3 : 0);
-          const spxOrder_t bo = (variant / 2) % 2 ? SPX_ORDER_COL : SPX_ORDER_ROW;
-          const spxOrder_t co = (variant / 4) % 2 ? SPX_ORDER_COL : SPX_ORDER_ROW;
-          run_case(h.get(), make_case(rng, format_for(v), tp, out, d, bo, co, variant, pad));
-          ++variant;
-        }
+  // Half the cases pad B's rows to 16 bytes (read in place when row-major).
+  rotating_grid(51000, kIntegerPairs, kDims,
+                [&](Rng& rng, TypePair tp, const FormatSpec& f, spxDataType_t out, const Dims& d,
+                    int64_t pad, int variant) {
+                  const spxOrder_t bo = (variant / 2) % 2 ? SPX_ORDER_COL : SPX_ORDER_ROW;
+                  const spxOrder_t co = (variant / 4) % 2 ? SPX_ORDER_COL : SPX_ORDER_ROW;
+                  run_case(h.get(), make_case(rng, f, tp, out, d, bo, co, variant, pad));
+                });
 }
 
 TEST_CASE("SR-BCRS L8-R8 and L4-R4: every V, both orders of B and C, every output, every shape",
@@ -339,7 +316,7 @@ TEST_CASE("SR-BCRS every schedule forced (split 1 / 2 / 4, row / tile order), an
 TEST_CASE("SR-BCRS extremes of every type, exact in int32", "[srbcrs]") {
   UniqueHandle h = make_handle();
   uint64_t seed = 53000;
-  for (const TypePair& tp : kPairs)
+  for (const TypePair& tp : kIntegerPairs)
     for (int64_t v : {1, 8}) {
       Rng rng(seed++);
       ValueDist da{tp.a}, db{tp.b};

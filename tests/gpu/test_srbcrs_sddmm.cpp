@@ -11,12 +11,14 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "core/dtype.hpp"
 #include "runner.hpp"
 #include "spx_catch.hpp"
+#include "srbcrs_grid.hpp"
 
 using namespace spx::test;
 namespace ref = spx::ref;
@@ -111,26 +113,17 @@ spxPlanInfo_t run_case(spxHandle_t h, const Case& c, const RunOptions& o = {}) {
   return info;
 }
 
-struct TypePair {
-  spxDataType_t a, b;
-};
-// L8-R8 and L4-R4 signed and unsigned, the 8/4-bit mixes, and the emulated L16-R16.
-const TypePair kPairs[] = {{SPX_R_8I, SPX_R_8I}, {SPX_R_8U, SPX_R_8U}, {SPX_R_4I, SPX_R_4I},
-                           {SPX_R_4U, SPX_R_4U}, {SPX_R_8I, SPX_R_8U}, {SPX_R_8U, SPX_R_8I},
-                           {SPX_R_4I, SPX_R_4U}, {SPX_R_4U, SPX_R_4I}, {SPX_R_8I, SPX_R_4I},
-                           {SPX_R_4I, SPX_R_8I}, {SPX_R_8U, SPX_R_4U}, {SPX_R_4U, SPX_R_8I},
-                           {SPX_R_16I, SPX_R_16I}};
-const spxDataType_t kOutputs[] = {SPX_R_32I, SPX_R_32F, SPX_R_16F};
+/// The integer pairs and the emulated L16-R16.
+const std::vector<TypePair> kPairs = [] {
+  std::vector<TypePair> p(std::begin(kIntegerPairs), std::end(kIntegerPairs));
+  p.push_back({SPX_R_16I, SPX_R_16I});
+  return p;
+}();
 
 /// (vector-rows, k, n): k below one mma (32), at a step (64), odd, and many steps; n odd; an odd
 /// number of vector-rows (the grid's last block partly empty); rows longer than one 32-slot task.
-struct Dims {
-  int64_t vector_rows, k, n;
-};
 const Dims kDims[] = {{5, 1, 1},    {7, 33, 7},   {13, 100, 65}, {9, 257, 130},
                       {3, 64, 64},  {17, 40, 300}, {2, 600, 17},  {11, 31, 129}};
-
-FormatSpec format_for(int64_t v) { return v == 0 ? csr_spec() : bcrs_spec(v); }  // 0: CSR
 
 /// a_pad / b_pad: ld padding of A and B (< 0: pitch rounded up to 16 bytes, read in place when
 /// the order is k-contiguous).
@@ -163,22 +156,14 @@ Case make_case(Rng& rng, const FormatSpec& f, TypePair tp, spxDataType_t out, co
 TEST_CASE("SR-BCRS SDDMM every type pair, format and output (rotating shapes, orders, scalars)",
           "[srbcrs][sddmm]") {
   UniqueHandle h = make_handle();
-  uint64_t seed = 61000;
-  int variant = 0;
-  for (const TypePair& tp : kPairs)
-    for (int64_t v : {0, 1, 2, 4, 8})
-      for (spxDataType_t out : kOutputs)
-        for (int rep = 0; rep < 2; ++rep) {
-          Rng rng(seed++);
-          // Every 64 variants see each of the 8 shapes with each (pad, A order, B order); half of
-          // them pad the pitches to 16 bytes (read in place when A is row-major / B col-major).
-          const Dims& d = kDims[(variant + variant / 8) % 8];
-          const int64_t pad = variant % 2 == 0 ? -1 : (variant % 5 == 2 ? 3 : 0);
-          const spxOrder_t ao = (variant / 2) % 4 == 3 ? SPX_ORDER_COL : SPX_ORDER_ROW;
-          const spxOrder_t bo = (variant / 2) % 4 == 2 ? SPX_ORDER_ROW : SPX_ORDER_COL;
-          run_case(h.get(), make_case(rng, format_for(v), tp, out, d, ao, bo, variant, pad));
-          ++variant;
-        }
+  // Half the cases pad the pitches to 16 bytes (read in place when A is row-major / B col-major).
+  rotating_grid(61000, kPairs, kDims,
+                [&](Rng& rng, TypePair tp, const FormatSpec& f, spxDataType_t out, const Dims& d,
+                    int64_t pad, int variant) {
+                  const spxOrder_t ao = (variant / 2) % 4 == 3 ? SPX_ORDER_COL : SPX_ORDER_ROW;
+                  const spxOrder_t bo = (variant / 2) % 4 == 2 ? SPX_ORDER_ROW : SPX_ORDER_COL;
+                  run_case(h.get(), make_case(rng, f, tp, out, d, ao, bo, variant, pad));
+                });
 }
 
 TEST_CASE("SR-BCRS SDDMM L8-R8, L4-R4, L16-R16: every V, both orders of A and B, every output",
