@@ -212,6 +212,47 @@ spxPlanInfo_t run_case(spxHandle_t h, const Case& c, const RunOptions& o = {}) {
   return info;
 }
 
+/// spxPlanUpdateValues on case `c` (its values replaced by `new_values` in A's device array):
+/// before the update the plan still computes with its own copy of the old values, after it with
+/// the new ones. `int4` forces the int4 path at analyze (SPX_SRBCRS_FORCE_INT4; NULL: the rule).
+void check_update_values(spxHandle_t h, Case c, std::vector<uint8_t> new_values,
+                         const char* int4 = nullptr) {
+  INFO(c.what << (int4 ? std::string(" int4 ") + int4 : std::string()));
+  DeviceSparse A = to_device(c.A);
+  const DeviceDense B = to_device(c.B);
+  DeviceDense C = to_device(c.C);
+  spxPlan_t raw = nullptr;
+  {
+    ForceSchedule force(0, nullptr, int4);
+    REQUIRE_SPX(spxSpMM_analyze(h, A.get(), B.get(), C.get(), SPX_R_32I, SPX_SPMM_ALG_SRBCRS, &raw));
+  }
+  UniquePlan plan(raw);
+  spxPlanInfo_t info{};
+  REQUIRE_SPX(spxPlanGetInfo(plan.get(), &info));
+  if (int4 != nullptr)
+    CHECK((std::string(info.config).find("native int4") != std::string::npos) ==
+          (std::string(int4) == "native"));
+  DeviceBuffer ws(info.workspace_bytes);
+  const ScalarBytes one = make_scalar(1, SPX_R_32I), zero = make_scalar(0, SPX_R_32I);
+  const auto run_and_check = [&](const Case& expect, const char* when) {
+    INFO(when);
+    REQUIRE_SPX(spxSpMM(h, plan.get(), one.get(), A.get(), B.get(), zero.get(), C.get(), ws.get()));
+    device_sync();
+    const HostDense got = download(C, expect.C);
+    const std::string problems = check_output(expect, got, expect.C);
+    INFO(problems);
+    CHECK(problems.empty());
+  };
+  c.s = {1, 0};
+  run_and_check(c, "before the update");
+  Case changed = c;
+  changed.A.values = std::move(new_values);
+  A.values.upload(changed.A.values);
+  run_and_check(c, "values changed, plan not updated");
+  REQUIRE_SPX(spxPlanUpdateValues(h, plan.get(), A.get()));
+  run_and_check(changed, "after spxPlanUpdateValues");
+}
+
 /// (vector-rows, k, n): n below, at and above the 64-column warp tile; k below one stride of
 /// 32, at it, and long enough for many strides (full rows of random_bcrs wrap the stage ring).
 const Dims kDims[] = {{5, 1, 1},   {7, 33, 7},    {13, 100, 65}, {9, 257, 130},
@@ -385,39 +426,10 @@ TEST_CASE("SR-BCRS spxPlanUpdateValues re-packs values; the plan keeps its own c
        {TypePair{SPX_R_8I, SPX_R_8I}, TypePair{SPX_R_4I, SPX_R_4I}, TypePair{SPX_R_4U, SPX_R_8U}})
     for (int64_t v : {0, 2, 8}) {
       Rng rng(seed++);
-      const FormatSpec f = format_for(v);
-      Case c = make_case(rng, f, tp, SPX_R_32I, {12, 300, 96}, SPX_ORDER_ROW, SPX_ORDER_ROW, 0, 0);
-      INFO(c.what);
-      DeviceSparse A = to_device(c.A);
-      const DeviceDense B = to_device(c.B);
-      DeviceDense C = to_device(c.C);
-      spxPlan_t raw = nullptr;
-      REQUIRE_SPX(spxSpMM_analyze(h.get(), A.get(), B.get(), C.get(), SPX_R_32I,
-                                  SPX_SPMM_ALG_SRBCRS, &raw));
-      UniquePlan plan(raw);
-      spxPlanInfo_t info{};
-      REQUIRE_SPX(spxPlanGetInfo(plan.get(), &info));
-      DeviceBuffer ws(info.workspace_bytes);
-      const ScalarBytes one = make_scalar(1, SPX_R_32I), zero = make_scalar(0, SPX_R_32I);
-      const auto run_and_check = [&](const Case& expect, const char* when) {
-        INFO(when);
-        REQUIRE_SPX(spxSpMM(h.get(), plan.get(), one.get(), A.get(), B.get(), zero.get(), C.get(),
-                            ws.get()));
-        device_sync();
-        const HostDense got = download(C, expect.C);
-        const std::string problems = check_output(expect, got, expect.C);
-        INFO(problems);
-        CHECK(problems.empty());
-      };
-      c.s = {1, 0};
-      run_and_check(c, "before the update");
-      // New values in A's device array: the plan still computes with its copy of the old ones.
-      Case changed = c;
-      changed.A.values = random_values(rng, operand_dist(tp.a, 300, SPX_R_32I), c.A.value_slots());
-      A.values.upload(changed.A.values);
-      run_and_check(c, "values changed, plan not updated");
-      REQUIRE_SPX(spxPlanUpdateValues(h.get(), plan.get(), A.get()));
-      run_and_check(changed, "after spxPlanUpdateValues");
+      const Case c = make_case(rng, format_for(v), tp, SPX_R_32I, {12, 300, 96}, SPX_ORDER_ROW,
+                               SPX_ORDER_ROW, 0, 0);
+      check_update_values(h.get(), c,
+                          random_values(rng, operand_dist(tp.a, 300, SPX_R_32I), c.A.value_slots()));
     }
 }
 
@@ -746,44 +758,10 @@ TEST_CASE("SR-BCRS emulated and native int4: spxPlanUpdateValues re-packs (and r
   for (const Update& u : updates)
     for (int64_t v : {0, 2, 8}) {
       Rng rng(seed++);
-      const FormatSpec f = format_for(v);
-      Case c = make_emul_case(rng, f, u.tp, false, SPX_R_32I, {12, 300, 96}, SPX_ORDER_ROW,
-                              SPX_ORDER_ROW, 0, 0);
-      INFO(c.what << (u.int4 ? " native int4" : ""));
-      DeviceSparse A = to_device(c.A);
-      const DeviceDense B = to_device(c.B);
-      DeviceDense C = to_device(c.C);
-      spxPlan_t raw = nullptr;
-      {
-        ForceSchedule force(0, nullptr, u.int4);
-        REQUIRE_SPX(spxSpMM_analyze(h.get(), A.get(), B.get(), C.get(), SPX_R_32I,
-                                    SPX_SPMM_ALG_SRBCRS, &raw));
-      }
-      UniquePlan plan(raw);
-      spxPlanInfo_t info{};
-      REQUIRE_SPX(spxPlanGetInfo(plan.get(), &info));
-      CHECK((std::string(info.config).find("native int4") != std::string::npos) ==
-            (u.int4 != nullptr));
-      DeviceBuffer ws(info.workspace_bytes);
-      const ScalarBytes one = make_scalar(1, SPX_R_32I), zero = make_scalar(0, SPX_R_32I);
-      const auto run_and_check = [&](const Case& expect, const char* when) {
-        INFO(when);
-        REQUIRE_SPX(spxSpMM(h.get(), plan.get(), one.get(), A.get(), B.get(), zero.get(), C.get(),
-                            ws.get()));
-        device_sync();
-        const HostDense got = download(C, expect.C);
-        const std::string problems = check_output(expect, got, expect.C);
-        INFO(problems);
-        CHECK(problems.empty());
-      };
-      c.s = {1, 0};
-      run_and_check(c, "before the update");
-      Case changed = c;
-      changed.A.values =
-          random_values(rng, emul_dist(u.tp.a, false, 300, SPX_R_32I), c.A.value_slots());
-      A.values.upload(changed.A.values);
-      run_and_check(c, "values changed, plan not updated");
-      REQUIRE_SPX(spxPlanUpdateValues(h.get(), plan.get(), A.get()));
-      run_and_check(changed, "after spxPlanUpdateValues");
+      const Case c = make_emul_case(rng, format_for(v), u.tp, false, SPX_R_32I, {12, 300, 96},
+                                    SPX_ORDER_ROW, SPX_ORDER_ROW, 0, 0);
+      check_update_values(
+          h.get(), c, random_values(rng, emul_dist(u.tp.a, false, 300, SPX_R_32I), c.A.value_slots()),
+          u.int4);
     }
 }
