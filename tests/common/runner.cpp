@@ -70,6 +70,13 @@ std::string RunStats::summary() const {
   return os.str();
 }
 
+void RunStats::check_complete() const {
+  int64_t runs = 0;
+  for (int64_t r : ran) runs += r;
+  CHECK(runs > 0);
+  CHECK(failed == 0);
+}
+
 // ---------------------------------------------------------------- one run, either operation
 
 namespace {

@@ -44,6 +44,9 @@ struct RunStats {
   int64_t failed = 0;                      ///< runs with any failed check
   int64_t problems = 0;
   std::string summary() const;
+  /// The closing assertions of a grid test: at least one run analyzed and executed, and none
+  /// failed (each failure was already reported on its own, with its plan).
+  void check_complete() const;
 };
 
 /// Uploads the problem once, then for every alg: C (poisoned with NaN when beta == 0, guard in

@@ -48,6 +48,7 @@ void run_formats(const std::vector<FormatSpec>& formats, const Combo (&combos)[N
     }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   WARN(stats.summary() << " (" << s << " s)");
+  stats.check_complete();
 }
 
 const std::vector<FormatSpec> kBcrs = {bcrs_spec(1), bcrs_spec(2), bcrs_spec(4), bcrs_spec(8),
@@ -96,6 +97,7 @@ TEST_CASE("SDDMM degenerate shapes", "[sddmm]") {
         check_sddmm(h.get(), p, stats);
       }
   WARN(stats.summary());
+  stats.check_complete();
 }
 
 // A long reduction (k = 1024) and a few hundred rows.
@@ -120,4 +122,5 @@ TEST_CASE("SDDMM multi-tile shapes", "[sddmm]") {
       check_sddmm(h.get(), p, stats);
     }
   WARN(stats.summary());
+  stats.check_complete();
 }

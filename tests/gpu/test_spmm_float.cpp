@@ -41,6 +41,7 @@ void run_formats(const std::vector<FormatSpec>& formats, uint64_t seed) {
     }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   WARN(stats.summary() << " (" << s << " s)");
+  stats.check_complete();
 }
 
 }  // namespace
@@ -91,6 +92,7 @@ TEST_CASE("SpMM float multi-tile shapes", "[spmm][float]") {
         check_spmm(h.get(), p, stats);
       }
   WARN(stats.summary());
+  stats.check_complete();
 }
 
 // Empty dimensions, an A without entries, and explicit zeros among the stored values.
@@ -140,4 +142,5 @@ TEST_CASE("SpMM float degenerate shapes and explicit zeros", "[spmm][float]") {
     check_spmm(h.get(), p, stats);
   }
   WARN(stats.summary());
+  stats.check_complete();
 }

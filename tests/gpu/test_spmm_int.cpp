@@ -55,6 +55,7 @@ void run_formats(const std::vector<FormatSpec>& formats, bool mixed, int mixed_v
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   WARN(stats.summary() << " (" << s << " s)");
+  stats.check_complete();
 }
 
 }  // namespace
@@ -115,6 +116,7 @@ TEST_CASE("SpMM int extreme values", "[spmm][int]") {
         check_spmm(h.get(), p, stats);
       }
   WARN(stats.summary());
+  stats.check_complete();
 }
 
 // A long reduction and several tiles in each dimension (split-k and multi-block paths).
@@ -146,4 +148,5 @@ TEST_CASE("SpMM int multi-tile shapes", "[spmm][int]") {
         check_spmm(h.get(), p, stats);
       }
   WARN(stats.summary());
+  stats.check_complete();
 }
