@@ -95,12 +95,16 @@ __device__ __forceinline__ void produce_stage(const SpmmArgs& a, const void* map
       tensor_copy_2d(b_dst + r * T::kBN * 4, map_b, static_cast<int>(n0), stage * k_s + r, full);
   }
   // Index pairs of the block's groups (4-byte copies: a group's w_s indices are 4-byte aligned).
+  // No division: the producer runs on the warp that finished the stage last, and every
+  // instruction it spends here delays that warp's next stage (a 64-bit m0 / l and a per-copy
+  // i / pairs cost ~400 instructions per stage in the SASS). l is a power of two, m0 < 2^31.
   const int pairs = w_s / 2;
-  const uint16_t* i_src = a.ridx + (m0 / a.l) * a.kc_pad + static_cast<int64_t>(stage) * w_s;
-  for (int i = lane; i < groups * pairs; i += 32) {
-    const int g = i / pairs, p = i - g * pairs;
-    cp_async4(sb.idx + g * w_s + 2 * p, i_src + g * a.kc_pad + 2 * p, 4);
-  }
+  const unsigned first_group = static_cast<unsigned>(m0) >> (__ffs(a.l) - 1);
+  const uint16_t* i_src =
+      a.ridx + static_cast<int64_t>(first_group) * a.kc_pad + static_cast<int64_t>(stage) * w_s;
+  for (int p = lane; p < pairs; p += 32)
+    for (int g = 0; g < groups; ++g)
+      cp_async4(sb.idx + g * w_s + 2 * p, i_src + g * a.kc_pad + 2 * p, 4);
   cp_async_arrive_noinc(full);
 }
 

@@ -252,6 +252,13 @@ __device__ __forceinline__ uint32_t lds32(unsigned addr) {
   asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(addr));
   return v;
 }
+/// A 16-bit stage-relative row, zero-extended by the load itself (a 32-bit load of a pair needs a
+/// shift or mask per half on top of the multiply-add).
+__device__ __forceinline__ uint32_t lds16(unsigned addr) {
+  uint32_t v;
+  asm volatile("ld.shared.u16 %0, [%1];\n" : "=r"(v) : "r"(addr));
+  return v;
+}
 
 template <class T>
 __device__ __forceinline__ void load_a_frag(float (&dst)[T::kTM], unsigned addr) {
@@ -269,9 +276,10 @@ __device__ __forceinline__ void load_b_frag(float (&dst)[T::kTN], unsigned addr)
 /// in pairs: w_s is even), and the next pair of rows is read one pair ahead.
 ///
 /// Every non-FFMA instruction costs an FFMA issue slot, so the loop works on 32-bit shared
-/// addresses: a slot's B row address is one mask (or shift) of the index pair and one multiply-add
-/// by the row pitch onto the thread's column base (the pointer form took three; measured 1-4 %
-/// faster at 4096^3), A addresses are immediates off one register. The lookahead reads past the
+/// addresses: a slot's B row address is one 16-bit shared load of its row and one multiply-add by
+/// the row pitch onto the thread's column base (the pointer form took three instructions, a
+/// 32-bit load of a row pair three per slot with its shift and mask), A addresses are immediates
+/// off one register. The lookahead reads past the
 /// pair / slot ends without clamping: one pair past a group's indices is the next group's first
 /// pair, or the 4 zeroed bytes that end the index region (row 0), and two slots past the last A
 /// row is the start of the B region — valid shared memory whose values the last iteration loads
@@ -283,23 +291,28 @@ __device__ __forceinline__ void compute_stage(const StageBuffer& sb, int w_s, in
   constexpr unsigned kSlot = T::kBM * 4;           // bytes per A slot row
   unsigned as = smem_address(sb.a) + ty * T::kTM * 4;
   const unsigned a_end = as + w_s * kSlot;
-  const unsigned bs = smem_address(sb.b) + tx * 16;
+  // Through a (trivial) shuffle, which ptxas does not re-execute: near its register limit it
+  // otherwise recomputes this base from the thread and buffer indices in every iteration of the
+  // loop below (six instructions per four slots).
+  const unsigned bs = __shfl_sync(0xFFFFFFFFu, smem_address(sb.b) + tx * 16, threadIdx.x & 31);
   unsigned rows = smem_address(sb.idx) + group * w_s * 2;
   float a0[T::kTM], a1[T::kTM], b0[T::kTN], b1[T::kTN];
-  uint32_t pair = lds32(rows);
+  uint32_t hi = lds16(rows + 2);
   load_a_frag<T>(a0, as);
-  load_b_frag<T>(b0, bs + (pair & 0xFFFFu) * kPitch);
+  load_b_frag<T>(b0, bs + lds16(rows) * kPitch);
 #pragma unroll 2
   for (; as < a_end; as += 2 * kSlot) {
     rows += 4;
-    const uint32_t next = lds32(rows);
+    const uint32_t next_lo = lds16(rows);
     load_a_frag<T>(a1, as + kSlot);
-    load_b_frag<T>(b1, bs + (pair >> 16) * kPitch);
+    load_b_frag<T>(b1, bs + hi * kPitch);
     outer_product<T>(acc, a0, b0);
     load_a_frag<T>(a0, as + 2 * kSlot);
-    load_b_frag<T>(b0, bs + (next & 0xFFFFu) * kPitch);
+    load_b_frag<T>(b0, bs + next_lo * kPitch);
+    // Loaded here, not with next_lo: one row register live at a time, as with a 32-bit pair
+    // (one more register made ptxas recompute the column base in the loop at 128 registers).
+    hi = lds16(rows + 2);
     outer_product<T>(acc, a1, b1);
-    pair = next;
   }
 }
 
