@@ -290,18 +290,20 @@ __device__ __forceinline__ void compute_stage(const StageBuffer& sb, int w_s, in
   constexpr unsigned kPitch = kPitchFloats * 4;  // bytes per B row in shared memory
   constexpr unsigned kSlot = T::kBM * 4;           // bytes per A slot row
   unsigned as = smem_address(sb.a) + ty * T::kTM * 4;
-  const unsigned a_end = as + w_s * kSlot;
-  // Through a (trivial) shuffle, which ptxas does not re-execute: near its register limit it
-  // otherwise recomputes this base from the thread and buffer indices in every iteration of the
-  // loop below (six instructions per four slots).
-  const unsigned bs = __shfl_sync(0xFFFFFFFFu, smem_address(sb.b) + tx * 16, threadIdx.x & 31);
+  // The loop bound and the column base go through a (trivial) shuffle, which ptxas does not
+  // re-execute: near its register limit it otherwise recomputes them from the thread and buffer
+  // indices in every iteration of the loop below (four to six instructions per four slots).
+  const unsigned lane = threadIdx.x & 31;
+  const unsigned a_end = __shfl_sync(0xFFFFFFFFu, as + w_s * kSlot, lane);
+  const unsigned bs = __shfl_sync(0xFFFFFFFFu, smem_address(sb.b) + tx * 16, lane);
   unsigned rows = smem_address(sb.idx) + group * w_s * 2;
   float a0[T::kTM], a1[T::kTM], b0[T::kTN], b1[T::kTN];
   uint32_t hi = lds16(rows + 2);
   load_a_frag<T>(a0, as);
   load_b_frag<T>(b0, bs + lds16(rows) * kPitch);
-#pragma unroll 2
-  for (; as < a_end; as += 2 * kSlot) {
+  // One pair of slots: slot 2i + 1's fragments load while slot 2i's FFMA run, then slot 2i + 2's
+  // while 2i + 1's run.
+  const auto pair_step = [&]() {
     rows += 4;
     const uint32_t next_lo = lds16(rows);
     load_a_frag<T>(a1, as + kSlot);
@@ -313,6 +315,14 @@ __device__ __forceinline__ void compute_stage(const StageBuffer& sb, int w_s, in
     // (one more register made ptxas recompute the column base in the loop at 128 registers).
     hi = lds16(rows + 2);
     outer_product<T>(acc, a1, b1);
+    as += 2 * kSlot;
+  };
+  // An odd number of pairs (w_s = 30, 22, ...) takes one first, so that the loop runs two pairs
+  // per iteration without an exit test between them.
+  if ((w_s / 2) & 1) pair_step();
+  while (as < a_end) {
+    pair_step();
+    pair_step();
   }
 }
 
