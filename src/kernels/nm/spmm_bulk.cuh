@@ -175,7 +175,8 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
       __syncwarp();
       unsigned last = 0;
       if (lane == 0) {
-        __threadfence_block();
+        // No fence before the count: every shared load of the stage has returned (the FFMAs
+        // above consumed them) before this warp gets here. The refilling warp fences below.
         last = atomicAdd(done + cur, 1u) % kWarps == kWarps - 1;
       }
       last = __shfl_sync(0xFFFFFFFFu, last, 0);
