@@ -14,9 +14,16 @@
 //   * the G lane sums meet in a reduce-scatter (each shuffle level halves the columns a lane
 //     holds): NT/2 + NT/4 + ... shuffles per lane instead of NT per level.
 // Rows start 8-slot aligned (the plan's row pitch), so every lane reads whole 16-byte vectors.
+#include <cudaTypedefs.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
 #include <type_traits>
+#include <vector>
 
 #include "kernels/ell/device.cuh"
+#include "kernels/ell/tma_stage.cuh"
 
 namespace spx::kernels::ell {
 namespace {
@@ -93,7 +100,7 @@ __device__ __forceinline__ void load_staged(const unsigned char* bs, uint32_t c,
 /// columns past ncols. b_vec: row-major B whose chunk rows are whole aligned 16-byte pieces.
 template <class T, int NT>
 __device__ __forceinline__ void stage_b_chunk(const SpmmArgs& a, int64_t n0, int ncols, bool b_vec,
-                                              unsigned char* bs) {
+                                              bool rotate, unsigned char* bs) {
   const T* B = static_cast<const T*>(a.B.ptr);
   const int64_t ld = a.B.ld;
   constexpr int kRowBytes = staged_row_bytes<T, NT>();
@@ -101,9 +108,13 @@ __device__ __forceinline__ void stage_b_chunk(const SpmmArgs& a, int64_t n0, int
     constexpr int kPieces = kRowBytes >= 16 ? kRowBytes / 16 : 1;
     constexpr int kPer = 16 / static_cast<int>(sizeof(T));
     const int64_t total = a.k * kPieces;
+    // Each block starts at its own place in the chunk (rot): all SMs stage the same bytes at
+    // once, and starting together they would all ask the same L2 lines at the same time.
+    const int64_t rot = rotate ? (static_cast<int64_t>(blockIdx.x) * 61 % 128) * total / 128 : 0;
     // 8 loads in flight per thread: 512 threads stage 4096 x 32 B in two L2 round trips.
 #pragma unroll 8
-    for (int64_t i = threadIdx.x; i < total; i += blockDim.x) {
+    for (int64_t it = threadIdx.x; it < total; it += blockDim.x) {
+      const int64_t i = it + rot < total ? it + rot : it + rot - total;
       const int64_t c = i / kPieces;
       const int q = static_cast<int>(i % kPieces);
       const uint4 u = __ldg(reinterpret_cast<const uint4*>(B + c * ld + n0 + q * kPer));
@@ -221,10 +232,26 @@ __device__ __forceinline__ void reduce_scatter_store(const SpmmArgs& a, float (&
     if (j < held && col0 + j < ncols) detail::store_out(a.C, row, n0 + col0 + j, acc[j], alpha, beta);
 }
 
+/// How a launch stages B (host-chosen; see launch_slot_staged).
+struct StageParams {
+  int lanes_log2 = 4;
+  bool b_vec = false;   ///< threads: 16-byte pieces of row-major B
+  bool rotate = true;   ///< threads: each block starts the copy at its own offset
+  int cluster = 0;      ///< 0: the block's threads copy B; >= 1: TMA boxes, multicast over C blocks
+  int box_rows = 0, boxes = 0;  ///< TMA: rows per box and boxes (box_rows x boxes >= k)
+};
+
 template <class T, class I, int NT>
 __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
-    slot_split_staged_kernel(SpmmArgs a, int lanes_log2, bool b_vec) {
-  extern __shared__ __align__(16) unsigned char bs[];
+    slot_split_staged_kernel(SpmmArgs a, StageParams sp, const __grid_constant__ CUtensorMap map) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int lanes_log2 = sp.lanes_log2;
+  // TMA staging wants its swizzle period's alignment (the host adds the slack).
+  unsigned char* bs =
+      sp.cluster > 0 ? smem_raw + ((detail::kTmaStageAlign -
+                                    (smem_address(smem_raw) & (detail::kTmaStageAlign - 1))) &
+                                   (detail::kTmaStageAlign - 1))
+                     : smem_raw;
   const int64_t n0 = static_cast<int64_t>(blockIdx.y) * NT;
   const int ncols = static_cast<int>(a.n - n0 < NT ? a.n - n0 : NT);
   const int lanes = 1 << lanes_log2;
@@ -246,8 +273,16 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
     if (first < a.stride) cur.load(values + at, indices + at);
     if (first + step < a.stride) next.load(values + at + step, indices + at + step);
   }
-  stage_b_chunk<T, NT>(a, n0, ncols, b_vec, bs);
-  __syncthreads();
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (sp.cluster > 0) {
+    detail::tma_stage(&map, n0, sp.cluster, sp.box_rows, sp.boxes, staged_row_bytes<T, NT>(), bs);
+  } else
+#endif
+  {
+    // (Built without sm_90, a TMA launch stages with the threads too: same layout.)
+    stage_b_chunk<T, NT>(a, n0, ncols, sp.b_vec, sp.rotate, bs);
+    __syncthreads();
+  }
 
   // Persistent: every thread runs the same passes (the whole warp reaches the shuffles).
   for (int64_t base = static_cast<int64_t>(blockIdx.x) * rows_per_pass; base < a.m;
@@ -294,9 +329,12 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
     }
     reduce_scatter_store<NT>(a, acc, row, active, sub, lanes_log2, n0, ncols);
   }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (sp.cluster > 0) detail::tma_stage_finish(sp.cluster);
+#endif
 }
 
-using Fn = void (*)(SpmmArgs, int, bool);
+using Fn = void (*)(SpmmArgs, StageParams, const CUtensorMap);
 
 template <class T, class I>
 struct StagedKernels {
@@ -331,16 +369,103 @@ struct StagedKernels {
 
 bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
+/// SPX_ELL_STAGE_ROTATE=0 makes every block start its thread copy of B at the chunk's first row
+/// (the old order; for measurements).
+bool rotate_staging() {
+  static const bool on = [] {
+    const char* v = std::getenv("SPX_ELL_STAGE_ROTATE");
+    return v == nullptr || std::strcmp(v, "0") != 0;
+  }();
+  return on;
+}
+
+/// The driver's cuTensorMapEncodeTiled through the runtime (libspx does not link libcuda), or
+/// nullptr when the driver has none.
+PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
+                                         &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess)
+      return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  }();
+  return fn;
+}
+
+/// B (row-major k x n, ld) as a 2-D tensor map with boxes of nt columns x box_rows rows, swizzled
+/// like staged_offset; elements outside B read as zeros. False when B does not qualify.
+bool encode_b_map(CUtensorMap* map, const SpmmArgs& a, int nt, int box_rows) {
+  const int elem = a.half ? 2 : 4;
+  const int row_bytes = nt * elem;
+  if (a.B.order != SPX_ORDER_ROW || !aligned16(a.B.ptr) || (a.B.ld * elem) % 16 != 0 ||
+      (row_bytes != 16 && row_bytes != 32 && row_bytes != 64) || a.k > INT32_MAX || a.n > INT32_MAX)
+    return false;
+  const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
+  if (encode == nullptr) return false;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(a.n), static_cast<cuuint64_t>(a.k)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(a.B.ld) * elem};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(nt), static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUtensorMapSwizzle swizzle = row_bytes == 16   ? CU_TENSOR_MAP_SWIZZLE_NONE
+                                     : row_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                       : CU_TENSOR_MAP_SWIZZLE_64B;
+  return encode(map, a.half ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2,
+                const_cast<void*>(a.B.ptr), dims, strides, box, element_strides,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+/// Clusters of `cluster` blocks that fit on the GPU at once (the occupancy query, cached).
+int resident_clusters(Fn fn, int threads, size_t smem, int cluster) {
+  struct Entry {
+    Fn fn;
+    int threads;
+    size_t smem;
+    int cluster, clusters;
+  };
+  static std::mutex mutex;
+  static std::vector<Entry> cache;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const Entry& e : cache)
+      if (e.fn == fn && e.threads == threads && e.smem == smem && e.cluster == cluster)
+        return e.clusters;
+  }
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(cluster), 1, 1);
+  config.blockDim = dim3(static_cast<unsigned>(threads), 1, 1);
+  config.dynamicSmemBytes = smem;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  config.attrs = attr;
+  config.numAttrs = 1;
+  int clusters = 0;
+  if (cudaOccupancyMaxActiveClusters(&clusters, fn, &config) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  cache.push_back({fn, threads, smem, cluster, clusters});
+  return clusters;
+}
+
 }  // namespace
 
 cudaError_t launch_slot_staged(const SpmmArgs& a, const EllConfig& cfg, cudaStream_t stream) {
   const int elem = a.half ? 2 : 4;
-  int lanes_log2 = 0;
-  while ((1 << lanes_log2) < cfg.lanes) ++lanes_log2;
+  StageParams sp;
+  sp.lanes_log2 = 0;
+  while ((1 << sp.lanes_log2) < cfg.lanes) ++sp.lanes_log2;
   if (a.stride % kSlotVector != 0) return cudaErrorInvalidValue;  // rows must start 8-aligned
   // 16-byte pieces of B's chunk rows: row-major, whole chunks, 16-byte aligned rows.
-  const bool b_vec = a.B.order == SPX_ORDER_ROW && cfg.nt * elem >= 16 && a.n % cfg.nt == 0 &&
-                     aligned16(a.B.ptr) && (a.B.ld * elem) % 16 == 0;
+  sp.b_vec = a.B.order == SPX_ORDER_ROW && cfg.nt * elem >= 16 && a.n % cfg.nt == 0 &&
+             aligned16(a.B.ptr) && (a.B.ld * elem) % 16 == 0;
+  sp.rotate = rotate_staging();
   const unsigned chunks = static_cast<unsigned>((a.n + cfg.nt - 1) / cfg.nt);
   Fn fn;
   int threads;
@@ -351,16 +476,52 @@ cudaError_t launch_slot_staged(const SpmmArgs& a, const EllConfig& cfg, cudaStre
     fn = a.index16 ? StagedKernels<float, uint16_t>::pick(cfg.nt) : StagedKernels<float, int32_t>::pick(cfg.nt);
     threads = StagedKernels<float, uint16_t>::threads(cfg.nt);
   }
-  const size_t smem = static_cast<size_t>(slot_stage_bytes(a.k, cfg.nt, elem));
-  // As many blocks as fit on the GPU at once (each stages B once), no more than rows need.
-  const int per_sm = detail::resident_blocks(reinterpret_cast<const void*>(fn), threads, smem);
-  if (per_sm < 1) return cudaErrorInvalidConfiguration;
-  const int64_t rows_per_pass = threads >> lanes_log2;
+  // Tensor copies where the configuration asks for them and B qualifies (row-major, 16-byte
+  // aligned rows); otherwise (e.g. a column-major B at execute) the threads copy B.
+  CUtensorMap map;
+  std::memset(&map, 0, sizeof(map));
+  size_t smem = static_cast<size_t>(slot_stage_bytes(a.k, cfg.nt, elem));
+  if (cfg.cluster > 0 && a.k > 0) {
+    sp.box_rows = slot_tma_box_rows(a.k);
+    if (encode_b_map(&map, a, cfg.nt, sp.box_rows)) {
+      sp.cluster = cfg.cluster;
+      sp.boxes = static_cast<int>((a.k + sp.box_rows - 1) / sp.box_rows);
+      smem = static_cast<size_t>(slot_stage_tma_bytes(a.k, cfg.nt, elem));
+    }
+  }
+  const int64_t rows_per_pass = threads >> sp.lanes_log2;
   const int64_t row_blocks = (a.m + rows_per_pass - 1) / rows_per_pass;
-  int64_t blocks = static_cast<int64_t>(per_sm) * (a.sm_count > 0 ? a.sm_count : 1) / chunks;
-  blocks = blocks < 1 ? 1 : (blocks > row_blocks ? row_blocks : blocks);
-  fn<<<dim3(static_cast<unsigned>(blocks), chunks), threads, smem, stream>>>(a, lanes_log2, b_vec);
-  return cudaGetLastError();
+  int64_t blocks = 0;
+  if (sp.cluster > 1) {
+    // Whole clusters, as many as fit at once, shared by the chunks; no more than rows need.
+    const int clusters = resident_clusters(fn, threads, smem, sp.cluster);
+    if (clusters < 1) return cudaErrorInvalidConfiguration;
+    int64_t per_chunk = clusters / static_cast<int64_t>(chunks);
+    const int64_t need = (row_blocks + sp.cluster - 1) / sp.cluster;
+    per_chunk = per_chunk < 1 ? 1 : (per_chunk > need ? need : per_chunk);
+    blocks = per_chunk * sp.cluster;
+  } else {
+    // As many blocks as fit on the GPU at once (each stages B once), no more than rows need.
+    const int per_sm = detail::resident_blocks(reinterpret_cast<const void*>(fn), threads, smem);
+    if (per_sm < 1) return cudaErrorInvalidConfiguration;
+    blocks = static_cast<int64_t>(per_sm) * (a.sm_count > 0 ? a.sm_count : 1) / chunks;
+    blocks = blocks < 1 ? 1 : (blocks > row_blocks ? row_blocks : blocks);
+  }
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(blocks), chunks, 1);
+  config.blockDim = dim3(static_cast<unsigned>(threads), 1, 1);
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  cudaLaunchAttribute attr[1];
+  if (sp.cluster > 1) {
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = static_cast<unsigned>(sp.cluster);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    config.attrs = attr;
+    config.numAttrs = 1;
+  }
+  return cudaLaunchKernelEx(&config, fn, a, sp, map);
 }
 
 cudaError_t load_slot_staged(bool half, bool index16, size_t smem_optin) {
