@@ -80,12 +80,17 @@ struct EllConfig {
   /// sm_90) of boxes of rows, each multicast to the C blocks of a thread-block cluster, so L2
   /// serves B's chunk once per cluster instead of once per SM (tma_stage.cuh).
   int cluster = 0;
+  /// Staged SlotSplit: the row's lanes split the chunk's nt columns in this many parts (1, or 2
+  /// for chunks of two 16-byte halves: fp16 nt = 16, fp32 nt = 8), each lane nt / parts
+  /// accumulators: half the registers (1024 threads) without staging B twice or reading A twice.
+  int col_parts = 1;
 
   bool operator==(const EllConfig& o) const {
     return kind == o.kind && lanes == o.lanes && nt == o.nt && vn == o.vn &&
            col_lanes == o.col_lanes && splits == o.splits && transpose_b == o.transpose_b &&
            stage_b == o.stage_b && warps == o.warps && mma_cols == o.mma_cols &&
-           tile_rows == o.tile_rows && cluster == o.cluster;
+           tile_rows == o.tile_rows && cluster == o.cluster &&
+           col_parts == o.col_parts;
   }
   std::string describe() const;
 };
@@ -184,9 +189,11 @@ inline int slot_lanes_for(const EllShape& s) {
 
 /// Threads per block of the staged SlotSplit: 1024 when B's staged rows are <= 16 bytes (64
 /// registers suffice), else 512.
-inline int slot_staged_threads(int nt, int value_bytes) {
-  return nt * value_bytes <= 16 ? kStagedThreads : kStagedThreads / 2;
+inline int slot_staged_threads(int nt, int value_bytes, int parts = 1) {
+  return nt / parts * value_bytes <= 16 ? kStagedThreads : kStagedThreads / 2;
 }
+/// Whether a chunk of nt columns splits in two 16-byte column parts (the instantiated case).
+inline bool slot_parts_fit(int nt, int value_bytes) { return nt * value_bytes == 32; }
 
 /// Lanes per row of the staged SlotSplit (8, 16 or 32 are instantiated; a quarter-warp of one
 /// row is what the plan's bank order makes conflict-free): 32 while one pass of the persistent
@@ -194,10 +201,10 @@ inline int slot_staged_threads(int nt, int value_bytes) {
 /// n = 8 (1024 threads, one pass) 8.2 us with 32 lanes, 10.4 with 16, 13.6 with 8; n = 16 (512
 /// threads, two passes at 32 lanes) 19.3 us with 16 lanes, 22.5 with 32; fp32 n = 8, 80 %: 16.0
 /// with 16, 17.4 with 32.
-inline int slot_staged_lanes_for(const EllShape& s, int nt) {
+inline int slot_staged_lanes_for(const EllShape& s, int nt, int parts = 1) {
   const int64_t chunks = (s.n + nt - 1) / nt;
   const int64_t rows_per_pass =
-      static_cast<int64_t>(s.sm_count) * slot_staged_threads(nt, s.value_bytes) / 32;
+      static_cast<int64_t>(s.sm_count) * slot_staged_threads(nt, s.value_bytes, parts) / 32;
   return s.m * chunks > rows_per_pass ? 16 : 32;
 }
 
@@ -440,6 +447,20 @@ inline std::vector<EllConfig> candidate_configs(const EllShape& s) {
         slot.cluster = cluster;
         add(slot);
       }
+    // Two column parts of the rule's chunk (1024 threads; every lane half the columns), with the
+    // threads' copy and with clusters of 2 and 4.
+    if (slot_parts_fit(staged_nt, s.value_bytes)) {
+      slot.col_parts = 2;
+      slot.lanes = 32;
+      slot.cluster = 0;
+      add(slot);
+      for (int cluster : {2, 4})
+        if (slot_tma_fits(s, staged_nt)) {
+          slot.cluster = cluster;
+          add(slot);
+        }
+      slot.col_parts = 1;
+    }
     const int half_nt = staged_nt == 4 ? 1 : staged_nt / 2;
     if (half_nt >= 1 && staged_nt > 1 && half_nt < s.n) {
       slot.nt = half_nt;
@@ -507,6 +528,7 @@ inline std::vector<EllConfig> candidate_configs(const EllShape& s) {
 inline std::string EllConfig::describe() const {
   if (kind == KernelKind::SlotSplit)
     return "slot_split lanes=" + std::to_string(lanes) + " nt=" + std::to_string(nt) +
+           (col_parts > 1 ? " parts=" + std::to_string(col_parts) : "") +
            (stage_b ? " B in smem" : "") +
            (stage_b && cluster > 0 ? " (TMA, cluster " + std::to_string(cluster) + ")" : "");
   if (kind == KernelKind::RowMma)

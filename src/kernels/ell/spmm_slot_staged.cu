@@ -67,15 +67,20 @@ __device__ __forceinline__ uint32_t staged_element(uint32_t c, int j) {
     return c * kRowBytes + static_cast<uint32_t>(byte);
 }
 
-/// The NT elements of staged row c, as floats.
-template <class T, int NT>
-__device__ __forceinline__ void load_staged(const unsigned char* bs, uint32_t c, float (&out)[NT]) {
-  constexpr int kRowBytes = staged_row_bytes<T, NT>();
+/// The NT elements of part `part` of staged row c (rows of kRowNt = NT x parts elements), as
+/// floats.
+template <class T, int NT, int kRowNt = NT>
+__device__ __forceinline__ void load_staged(const unsigned char* bs, uint32_t c, int part,
+                                            float (&out)[NT]) {
+  constexpr int kRowBytes = staged_row_bytes<T, kRowNt>();
+  constexpr int kPartBytes = staged_row_bytes<T, NT>();
+  static_assert(kRowNt == NT || kPartBytes >= 16, "column parts of whole 16-byte pieces");
   if constexpr (kRowBytes >= 16) {
     constexpr int kPer = 16 / static_cast<int>(sizeof(T));
 #pragma unroll
-    for (int q = 0; q < kRowBytes / 16; ++q) {
-      const uint4 u = *reinterpret_cast<const uint4*>(bs + staged_offset<kRowBytes>(c, q));
+    for (int q = 0; q < kPartBytes / 16; ++q) {
+      const uint4 u = *reinterpret_cast<const uint4*>(
+          bs + staged_offset<kRowBytes>(c, part * (kPartBytes / 16) + q));
       if constexpr (sizeof(T) == 4) {
         float f[4];
         detail::unpack(u, f);
@@ -184,12 +189,12 @@ struct RawSlots {
   }
 };
 
-/// acc[j] += v * B[c, n0 + j] from the staged chunk.
-template <class T, int NT>
-__device__ __forceinline__ void gather_staged(float (&acc)[NT], const unsigned char* bs, float v,
-                                              uint32_t c) {
+/// acc[j] += v * B[c, n0 + part * NT + j] from the staged chunk (rows of kRowNt columns).
+template <class T, int NT, int kRowNt>
+__device__ __forceinline__ void gather_staged(float (&acc)[NT], const unsigned char* bs, int part,
+                                              float v, uint32_t c) {
   float b[NT];
-  load_staged<T, NT>(bs, c, b);
+  load_staged<T, NT, kRowNt>(bs, c, part, b);
 #pragma unroll
   for (int j = 0; j < NT; ++j) acc[j] = fmaf(v, b[j], acc[j]);
 }
@@ -241,7 +246,9 @@ struct StageParams {
   int box_rows = 0, boxes = 0;  ///< TMA: rows per box and boxes (box_rows x boxes >= k)
 };
 
-template <class T, class I, int NT>
+/// NT: accumulators per lane; kParts: column parts of the staged chunk (kParts x NT columns), the
+/// row's lanes split over parts (upper lane bit) as well as slots.
+template <class T, class I, int NT, int kParts>
 __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
     slot_split_staged_kernel(SpmmArgs a, StageParams sp, const __grid_constant__ CUtensorMap map) {
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -252,13 +259,22 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
                                     (smem_address(smem_raw) & (detail::kTmaStageAlign - 1))) &
                                    (detail::kTmaStageAlign - 1))
                      : smem_raw;
-  const int64_t n0 = static_cast<int64_t>(blockIdx.y) * NT;
-  const int ncols = static_cast<int>(a.n - n0 < NT ? a.n - n0 : NT);
+  constexpr int kRowNt = NT * kParts;
+  constexpr int kPartLog2 = kParts == 2 ? 1 : 0;
+  static_assert(kParts == 1 || kParts == 2, "one or two column parts");
+  const int64_t n0 = static_cast<int64_t>(blockIdx.y) * kRowNt;
+  const int ncols = static_cast<int>(a.n - n0 < kRowNt ? a.n - n0 : kRowNt);
+  // The row's lanes: the upper bit picks the column part (so a quarter-warp is 8 lanes of one
+  // part on 8 bank-ordered slots: conflict-free), the rest split the slots.
   const int lanes = 1 << lanes_log2;
-  const int sub = threadIdx.x & (lanes - 1);
+  const int slot_lanes_log2 = lanes_log2 - kPartLog2;
+  const int slot_lanes = 1 << slot_lanes_log2;
+  const int lane_in_row = threadIdx.x & (lanes - 1);
+  const int part = lane_in_row >> slot_lanes_log2;
+  const int sub = lane_in_row & (slot_lanes - 1);
   const int64_t rows_per_pass = blockDim.x >> lanes_log2;
   const int64_t pass_stride = static_cast<int64_t>(gridDim.x) * rows_per_pass;
-  const int first = sub * kSlotVector, step = lanes * kSlotVector;
+  const int first = sub * kSlotVector, step = slot_lanes * kSlotVector;
   const T* values = static_cast<const T*>(a.values);
   const I* indices = static_cast<const I*>(a.indices);
 
@@ -275,12 +291,13 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
   }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if (sp.cluster > 0) {
-    detail::tma_stage(&map, n0, sp.cluster, sp.box_rows, sp.boxes, staged_row_bytes<T, NT>(), bs);
+    detail::tma_stage(&map, n0, sp.cluster, sp.box_rows, sp.boxes, staged_row_bytes<T, kRowNt>(),
+                      bs);
   } else
 #endif
   {
     // (Built without sm_90, a TMA launch stages with the threads too: same layout.)
-    stage_b_chunk<T, NT>(a, n0, ncols, sp.b_vec, sp.rotate, bs);
+    stage_b_chunk<T, kRowNt>(a, n0, ncols, sp.b_vec, sp.rotate, bs);
     __syncthreads();
   }
 
@@ -302,11 +319,11 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
       if (p + 2 * step < len) cur.load(vals + p + 2 * step, idx + p + 2 * step);
       if (p + kSlotVector <= len) {
 #pragma unroll
-        for (int e = 0; e < kSlotVector; ++e) gather_staged<T, NT>(acc, bs, v[e], c[e]);
+        for (int e = 0; e < kSlotVector; ++e) gather_staged<T, NT, kRowNt>(acc, bs, part, v[e], c[e]);
       } else {
 #pragma unroll
         for (int e = 0; e < kSlotVector; ++e)
-          if (p + e < len) gather_staged<T, NT>(acc, bs, v[e], c[e]);
+          if (p + e < len) gather_staged<T, NT, kRowNt>(acc, bs, part, v[e], c[e]);
       }
       const RawSlots<T, I> t = cur;
       cur = next;
@@ -323,11 +340,12 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
     if (active && a.tail_ptr != nullptr) {  // HYB: this row's overflow, one slot per lane and step
       const int64_t tail = a.m * a.stride;
       const int end = a.tail_ptr[row + 1];
-      for (int t = a.tail_ptr[row] + sub; t < end; t += lanes)
-        gather_staged<T, NT>(acc, bs, to_float(values[tail + t]),
+      for (int t = a.tail_ptr[row] + sub; t < end; t += slot_lanes)
+        gather_staged<T, NT, kRowNt>(acc, bs, part, to_float(values[tail + t]),
                              static_cast<uint32_t>(indices[tail + t]));
     }
-    reduce_scatter_store<NT>(a, acc, row, active, sub, lanes_log2, n0, ncols);
+    reduce_scatter_store<NT>(a, acc, row, active, sub, slot_lanes_log2, n0 + part * NT,
+                             ncols - part * NT);
   }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if (sp.cluster > 0) detail::tma_stage_finish(sp.cluster);
@@ -336,34 +354,41 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
 
 using Fn = void (*)(SpmmArgs, StageParams, const CUtensorMap);
 
+/// The instantiations: NT in kSlotNts with one part; two parts of the 32-byte staged rows (fp16
+/// chunks of 16 columns, 8 per lane; fp32 chunks of 8, 4 per lane).
 template <class T, class I>
 struct StagedKernels {
-  static Fn pick(int nt) {
+  static constexpr int kPartNt = 16 / static_cast<int>(sizeof(T));  // 16 B of columns per part
+  /// nt: columns of the chunk; parts: 1, or 2 when nt == 2 * kPartNt (else nullptr).
+  static Fn pick(int nt, int parts) {
+    if (parts == 2) return nt == 2 * kPartNt ? slot_split_staged_kernel<T, I, kPartNt, 2> : nullptr;
     switch (nt) {
-      case 1: return slot_split_staged_kernel<T, I, 1>;
-      case 4: return slot_split_staged_kernel<T, I, 4>;
-      case 8: return slot_split_staged_kernel<T, I, 8>;
-      default: return slot_split_staged_kernel<T, I, 16>;
+      case 1: return slot_split_staged_kernel<T, I, 1, 1>;
+      case 4: return slot_split_staged_kernel<T, I, 4, 1>;
+      case 8: return slot_split_staged_kernel<T, I, 8, 1>;
+      default: return slot_split_staged_kernel<T, I, 16, 1>;
     }
   }
-  static int threads(int nt) {
-    switch (nt) {
+  static int threads(int nt, int parts) {
+    switch (nt / parts) {
       case 1: return staged_threads<T, 1>();
       case 4: return staged_threads<T, 4>();
       case 8: return staged_threads<T, 8>();
       default: return staged_threads<T, 16>();
     }
   }
+  static cudaError_t set_smem(Fn fn, size_t smem_optin) {
+    cudaFuncAttributes attr;
+    cudaError_t err = cudaFuncGetAttributes(&attr, fn);
+    if (err == cudaSuccess && smem_optin > 0)
+      err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(smem_optin));
+    return err;
+  }
   static cudaError_t load(size_t smem_optin) {
-    for (int nt : kSlotNts) {
-      cudaFuncAttributes attr;
-      cudaError_t err = cudaFuncGetAttributes(&attr, pick(nt));
-      if (err == cudaSuccess && smem_optin > 0)
-        err = cudaFuncSetAttribute(pick(nt), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   static_cast<int>(smem_optin));
-      if (err != cudaSuccess) return err;
-    }
-    return cudaSuccess;
+    for (int nt : kSlotNts)
+      if (const cudaError_t err = set_smem(pick(nt, 1), smem_optin); err != cudaSuccess) return err;
+    return set_smem(pick(2 * kPartNt, 2), smem_optin);
   }
 };
 
@@ -467,15 +492,19 @@ cudaError_t launch_slot_staged(const SpmmArgs& a, const EllConfig& cfg, cudaStre
              aligned16(a.B.ptr) && (a.B.ld * elem) % 16 == 0;
   sp.rotate = rotate_staging();
   const unsigned chunks = static_cast<unsigned>((a.n + cfg.nt - 1) / cfg.nt);
+  const int parts = cfg.col_parts;
   Fn fn;
   int threads;
   if (a.half) {
-    fn = a.index16 ? StagedKernels<__half, uint16_t>::pick(cfg.nt) : StagedKernels<__half, int32_t>::pick(cfg.nt);
-    threads = StagedKernels<__half, uint16_t>::threads(cfg.nt);
+    fn = a.index16 ? StagedKernels<__half, uint16_t>::pick(cfg.nt, parts)
+                   : StagedKernels<__half, int32_t>::pick(cfg.nt, parts);
+    threads = StagedKernels<__half, uint16_t>::threads(cfg.nt, parts);
   } else {
-    fn = a.index16 ? StagedKernels<float, uint16_t>::pick(cfg.nt) : StagedKernels<float, int32_t>::pick(cfg.nt);
-    threads = StagedKernels<float, uint16_t>::threads(cfg.nt);
+    fn = a.index16 ? StagedKernels<float, uint16_t>::pick(cfg.nt, parts)
+                   : StagedKernels<float, int32_t>::pick(cfg.nt, parts);
+    threads = StagedKernels<float, uint16_t>::threads(cfg.nt, parts);
   }
+  if (fn == nullptr || cfg.lanes < 2 * parts) return cudaErrorInvalidValue;
   // Tensor copies where the configuration asks for them and B qualifies (row-major, 16-byte
   // aligned rows); otherwise (e.g. a column-major B at execute) the threads copy B.
   CUtensorMap map;
