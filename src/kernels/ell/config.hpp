@@ -166,14 +166,26 @@ inline int slot_nt_for(int64_t n) {
   return 16;
 }
 
-/// NT of the staged SlotSplit: slot_nt_for(n), halved (4 -> 1 last) until B's k x NT chunk fits
-/// in shared memory; 0 when not even one column fits. More chunks (grid.y) then share the
-/// columns; their persistent blocks walk the same rows at the same time, so A is read from DRAM
-/// about once and from L2 by the others.
-inline int slot_staged_nt_for(const EllShape& s) {
+/// The staged SlotSplit's NT before the 16-byte preference below: slot_nt_for(n), halved (4 -> 1
+/// last) until B's k x NT chunk fits in shared memory; 0 when not even one column fits.
+inline int slot_staged_fit_nt_for(const EllShape& s) {
   int nt = slot_nt_for(s.n);
   while (nt > 1 && !slot_stage_fits(s, nt)) nt = nt == 4 ? 1 : nt / 2;
   return slot_stage_fits(s, nt) ? nt : 0;
+}
+
+/// NT of the staged SlotSplit: the fitting NT above, halved further while its staged rows are
+/// wider than 16 bytes and the halved chunks are at most two. Rows of <= 16 B run 1024 threads
+/// (64 registers) instead of 512, and every SM stages half the bytes; the price is A read once
+/// per chunk (from L2). More chunks (grid.y) share the columns; their persistent blocks walk the
+/// same rows at the same time, so A comes from DRAM about once. Measured (H100, 4096^2, 70 / 80
+/// / 90 / 95 %): fp16 n = 16: NT 8 (two chunks) 18.9 / 15.4 / 11.7 / 8.9 us against NT 16's 21.7 /
+/// 18.1 / 14.5 / 12.0; fp32 n = 8: NT 4 16.8 / 13.6 / 10.5 / 8.6 against NT 8's 15.7 / 13.4 / 11.0
+/// / 9.6; fp32 n = 16 (four chunks of 4 would be needed): NT 4 22.9 us against NT 8's 18.6 at 80 %.
+inline int slot_staged_nt_for(const EllShape& s) {
+  int nt = slot_staged_fit_nt_for(s);
+  while (nt >= 8 && nt * s.value_bytes > 16 && (s.n + nt / 2 - 1) / (nt / 2) <= 2) nt /= 2;
+  return nt;
 }
 
 /// Lanes per row for SlotSplit: enough that each lane does about two 8-slot steps per row, then
@@ -196,16 +208,20 @@ inline int slot_staged_threads(int nt, int value_bytes, int parts = 1) {
 inline bool slot_parts_fit(int nt, int value_bytes) { return nt * value_bytes == 32; }
 
 /// Lanes per row of the staged SlotSplit (8, 16 or 32 are instantiated; a quarter-warp of one
-/// row is what the plan's bank order makes conflict-free): 32 while one pass of the persistent
-/// grid covers rows x chunks, else 16, which halves the passes. Measured on H100, fp16 4096^2:
-/// n = 8 (1024 threads, one pass) 8.2 us with 32 lanes, 10.4 with 16, 13.6 with 8; n = 16 (512
-/// threads, two passes at 32 lanes) 19.3 us with 16 lanes, 22.5 with 32; fp32 n = 8, 80 %: 16.0
-/// with 16, 17.4 with 32.
+/// row is what the plan's bank order makes conflict-free): the most lanes (32, 16, 8) with which
+/// one pass of the persistent grid covers rows x chunks, else 8. Fewer lanes per row mean more
+/// rows per pass, and a second pass costs more than a lane's longer walk along its row. Measured
+/// on H100, fp16 4096^2: n = 8 (1024 threads, one pass at 32) 8.2 us with 32 lanes, 10.4 with
+/// 16, 13.6 with 8; n = 16, NT 16 (512 threads, one pass at 16) 18.1 us with 16 lanes, 22.2 with
+/// 32, 24.5 with 8; fp32 4096^2 x 16, NT 8 (512 threads, two chunks: one pass at 8) 24.2 / 18.6 /
+/// 13.7 / 11.4 us at 70 / 80 / 90 / 95 % with 8 lanes against 25.1 / 19.9 / 15.4 / 12.4 with 16;
+/// 4096 x 11008 x 16 (NT 4, four chunks) 44.6 us at 80 % with 8 against 46.2.
 inline int slot_staged_lanes_for(const EllShape& s, int nt, int parts = 1) {
   const int64_t chunks = (s.n + nt - 1) / nt;
-  const int64_t rows_per_pass =
-      static_cast<int64_t>(s.sm_count) * slot_staged_threads(nt, s.value_bytes, parts) / 32;
-  return s.m * chunks > rows_per_pass ? 16 : 32;
+  const int64_t threads = static_cast<int64_t>(s.sm_count) * slot_staged_threads(nt, s.value_bytes, parts);
+  for (int lanes : {32, 16})
+    if (s.m * chunks <= threads / lanes) return lanes;
+  return 8;
 }
 
 /// Column chunks of the staged large-n kernels (128 B of B's row each).
@@ -397,8 +413,10 @@ inline EllConfig row_config(const EllShape& s) {
 }
 
 /// THE choice rule. Decode (n <= 16, A's bytes dominate): SlotSplit with B's chunk staged
-/// whenever one column of it fits (RowMma on 16 columns is a candidate only: 22.1 us against
-/// 19.3 at 4096^2 x 16, 80 %). Above (n > 16): DenseMma (tensor-core GEMM tiles of the
+/// whenever one column of it fits, NT from slot_staged_nt_for (16-byte rows while that leaves
+/// at most two chunks), lanes from slot_staged_lanes_for (one pass of the grid); the threads
+/// copy B (the TMA copies were slower everywhere on the decode grid). RowMma on 16 columns is a
+/// candidate only: 22.1 us against 19.3 at 4096^2 x 16, 80 %. Above (n > 16): DenseMma (tensor-core GEMM tiles of the
 /// densified A; 3xTF32 for fp32) when it fits and its model beats the model of the gather kernel
 /// row_config picks, else that gather kernel. (Measured, H100, 60 %: fp32 1024 x 1024 x 16384
 /// 823 us dense against RowStaged's 1315; 1024^3 at 30 %: 96 against 148; at 60 % 94 against 91.)
@@ -439,40 +457,35 @@ inline std::vector<EllConfig> candidate_configs(const EllShape& s) {
       slot.lanes = lanes;
       add(slot);
     }
-    // Tensor-copy staging, multicast over clusters of 1, 2, 4 blocks, with the rule's lanes;
-    // then half the chunk width (twice the chunks: half the staged bytes per SM, A read twice).
-    slot.lanes = slot_staged_lanes_for(s, staged_nt);
-    for (int cluster : {1, 2, 4})
-      if (slot_tma_fits(s, staged_nt)) {
-        slot.cluster = cluster;
-        add(slot);
-      }
-    // Two column parts of the rule's chunk (1024 threads; every lane half the columns), with the
-    // threads' copy and with clusters of 2 and 4.
-    if (slot_parts_fit(staged_nt, s.value_bytes)) {
+    // The other chunk width: the fitting NT when the rule halved it to 16-byte rows, else half
+    // the rule's NT (twice the chunks: half the staged bytes per SM, A read twice).
+    const int fit_nt = slot_staged_fit_nt_for(s);
+    const int other_nt = fit_nt != staged_nt ? fit_nt : staged_nt == 4 ? 1 : staged_nt / 2;
+    if (staged_nt > 1 && other_nt >= 1 && (other_nt > staged_nt || other_nt < s.n)) {
+      slot.nt = other_nt;
+      slot.lanes = slot_staged_lanes_for(s, other_nt);
+      add(slot);
+    }
+    // Two column parts of the fitting chunk when its rows are two 16-byte halves (1024 threads,
+    // every lane half the columns, A read once): measured close to the two chunks, not faster
+    // (fp16 4096^2 x 16: 16.1 us against 15.4 at 80 %; fp32 4096^2 x 8: 13.6 against 13.6).
+    if (slot_parts_fit(fit_nt, s.value_bytes)) {
+      slot.nt = fit_nt;
       slot.col_parts = 2;
       slot.lanes = 32;
-      slot.cluster = 0;
       add(slot);
-      for (int cluster : {2, 4})
-        if (slot_tma_fits(s, staged_nt)) {
-          slot.cluster = cluster;
-          add(slot);
-        }
       slot.col_parts = 1;
     }
-    const int half_nt = staged_nt == 4 ? 1 : staged_nt / 2;
-    if (half_nt >= 1 && staged_nt > 1 && half_nt < s.n) {
-      slot.nt = half_nt;
-      slot.lanes = slot_staged_lanes_for(s, half_nt);
-      slot.cluster = 0;
+    // B copied by tensor copies (TMA) multicast over clusters of 2 blocks, with the rule's
+    // NT and lanes: never the fastest on the decode grid (fp16 4096^2 x 8, 80 %: 14.9 us against
+    // the threads' 11.4), kept for search and as the measured alternative (README, notes).
+    if (slot_tma_fits(s, staged_nt)) {
+      slot.nt = staged_nt;
+      slot.lanes = slot_staged_lanes_for(s, staged_nt);
+      slot.cluster = 2;
       add(slot);
-      if (slot_tma_fits(s, half_nt)) {
-        slot.cluster = 4;
-        add(slot);
-      }
+      slot.cluster = 0;
     }
-    slot.cluster = 0;
   }
   slot.stage_b = false;
   slot.nt = slot_nt_for(s.n);
