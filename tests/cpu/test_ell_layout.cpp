@@ -229,10 +229,61 @@ TEST_CASE("configuration rule: B is staged in shared memory when its chunk fits"
   int staged = 0, global = 0;
   for (const auto& k : cands)
     if (k.kind == ek::KernelKind::SlotSplit) (k.stage_b ? staged : global)++;
-  CHECK(staged == 3);
+  CHECK(staged == 4);  // lanes 8 / 16 / 32 at NT 8, and NT 4 (two chunks)
   CHECK(global == 4);
   CHECK(cands[0].stage_b);
   CHECK(cands[0].describe().find("B in smem") != std::string::npos);
+}
+
+TEST_CASE("configuration rule: decode chunks of 16-byte rows, lanes for one pass, staging candidates",
+          "[ell]") {
+  ek::EllShape s;
+  s.m = 4096;
+  s.k = 4096;
+  s.n = 16;
+  s.width = 820;
+  s.value_bytes = 2;
+  s.smem_optin = 232448;
+  s.tma = true;
+  // fp16 n = 16: NT 16 fits (128 KiB) but NT 8 has 16-byte rows and two chunks.
+  CHECK(ek::slot_staged_fit_nt_for(s) == 16);
+  CHECK(ek::slot_staged_nt_for(s) == 8);
+  auto cands = ek::candidate_configs(s);
+  bool nt16 = false, parts = false, tma = false;
+  for (const auto& c : cands) {
+    if (c.kind != ek::KernelKind::SlotSplit || !c.stage_b) continue;
+    nt16 |= c.nt == 16 && c.col_parts == 1 && c.cluster == 0 && c.lanes == 16;
+    parts |= c.nt == 16 && c.col_parts == 2 && c.lanes == 32;
+    tma |= c.cluster == 2 && c.nt == 8;
+  }
+  CHECK(nt16);
+  CHECK(parts);
+  CHECK(tma);
+  s.tma = false;  // no tensor copies before sm_90
+  for (const auto& c : ek::candidate_configs(s)) CHECK(c.cluster == 0);
+  // fp32 n = 16: NT 8 (fits; NT 4 would take four chunks), 512 threads: one pass only at 8 lanes.
+  s.value_bytes = 4;
+  ek::EllConfig c = ek::choose_config(s);
+  CHECK(c.nt == 8);
+  CHECK(c.lanes == 8);
+  // fp32 n = 8: NT 4 (two chunks of 16-byte rows), 1024 threads, one pass at 16 lanes.
+  s.n = 8;
+  c = ek::choose_config(s);
+  CHECK(c.nt == 4);
+  CHECK(c.lanes == 16);
+  // fp32 4096 x 11008 x 16: only NT 4 fits (172 KiB), four chunks: one pass at 8 lanes.
+  s.k = 11008;
+  s.n = 16;
+  c = ek::choose_config(s);
+  CHECK(c.nt == 4);
+  CHECK(c.lanes == 8);
+  // The TMA-staged chunk: whole 256-row boxes, the 1 KiB alignment slack and the mbarrier.
+  CHECK(ek::slot_tma_box_rows(300) == 256);
+  CHECK(ek::slot_tma_box_rows(100) == 104);
+  CHECK(ek::slot_stage_tma_bytes(300, 16, 2) == 512 * 32 + 1024 + 16);
+  CHECK(ek::slot_parts_fit(16, 2));
+  CHECK(ek::slot_parts_fit(8, 4));
+  CHECK_FALSE(ek::slot_parts_fit(8, 2));
 }
 
 TEST_CASE("configuration rule: decode shapes split slots, large n tiles rows", "[ell]") {
@@ -282,11 +333,13 @@ TEST_CASE("configuration rule: decode shapes split slots, large n tiles rows", "
   CHECK(c.mma_cols == 64);
   s.m = 4096;  // decode, fp16: staged SlotSplit; RowMma on 16 columns among the candidates
   s.k = 4096;
-  s.n = 16;  // 512 threads: 4096 rows need two passes at 32 lanes, so 16
+  s.n = 16;  // NT 8 (16-byte rows, 1024 threads, two chunks): 8192 rows x chunks at 16 lanes
   c = ek::choose_config(s);
   CHECK(c.kind == ek::KernelKind::SlotSplit);
   CHECK(c.stage_b);
+  CHECK(c.nt == 8);
   CHECK(c.lanes == 16);
+  CHECK(c.cluster == 0);
   bool mma16 = false;
   for (const auto& k : ek::candidate_configs(s))
     mma16 |= k.kind == ek::KernelKind::RowMma && k.mma_cols == 16 && k.splits == 8;

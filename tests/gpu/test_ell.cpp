@@ -205,6 +205,36 @@ TEST_CASE("ELL every candidate, fp32 / fp16, n and orders", "[ell]") {
       }
 }
 
+TEST_CASE("ELL decode staging (tensor copies, clusters, half chunks): k and n tails, every candidate",
+          "[ell]") {
+  // The staged SlotSplit's B chunk by TMA boxes of 256 rows (k = 300, 1000, 4100: a partial last
+  // box; multicast over clusters of 1, 2, 4 blocks, some clusters holding no rows at m = 97) and by
+  // the block's threads over half-width chunks, for every n the decode kernel takes. B row-major
+  // with ld a multiple of 16 bytes (what a tensor map needs; every other case one more 16-byte
+  // piece of padding), near-uniform CSR (empty rows, HYB overflow) and ELL inputs, C both orders,
+  // every alpha / beta. The arithmetic is SlotSplit's (fp32 FFMA per product): the expectation is
+  // the reference's FFMA bound.
+  UniqueHandle h = make_handle();
+  const int64_t ks[] = {300, 1000, 4100};
+  const int64_t ns[] = {1, 3, 8, 12, 16};
+  uint64_t seed = 47000;
+  int variant = 0;
+  for (const Types& t : kTypes)
+    for (int64_t k : ks)
+      for (int64_t n : ns) {
+        Rng rng(seed++);
+        const int64_t elem = t.in == SPX_R_32F ? 4 : 2;
+        const int64_t ld = (n * elem + 15) / 16 * 16 / elem + (variant % 2 == 1 ? 16 / elem : 0);
+        const int64_t m = variant % 3 == 0 ? 97 : 389;
+        const int64_t width = k / 10 + variant % 7;
+        const Case c = make_case(rng, variant % 2 == 0, m, k, n, width, t, SPX_ORDER_ROW,
+                                 variant % 4 < 2 ? SPX_ORDER_ROW : SPX_ORDER_COL, variant % 3,
+                                 ld - n);
+        run_all_candidates(h.get(), c);
+        ++variant;
+      }
+}
+
 TEST_CASE("ELL: Inf / NaN in rows of B that A never references stay out of C, every candidate",
           "[ell]") {
   // A sparse product never multiplies B's row c unless an entry of A sits in column c; the dense

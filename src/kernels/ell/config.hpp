@@ -76,12 +76,21 @@ struct EllConfig {
   int warps = 16;  ///< RowStaged / RowMma: warps per block (RowStaged 16, 32; RowMma 16)
   int mma_cols = 64;  ///< RowMma: columns per warp and chunk (64: n > 16; 16: decode)
   int tile_rows = 128;  ///< DenseMma: rows per block tile (64, 128)
+  /// Staged SlotSplit: 0 = the block's threads copy B's chunk; C >= 1 = tensor copies (TMA,
+  /// sm_90) of boxes of rows, each multicast to the C blocks of a thread-block cluster, so L2
+  /// serves B's chunk once per cluster instead of once per SM (tma_stage.cuh).
+  int cluster = 0;
+  /// Staged SlotSplit: the row's lanes split the chunk's nt columns in this many parts (1, or 2
+  /// for chunks of two 16-byte halves: fp16 nt = 16, fp32 nt = 8), each lane nt / parts
+  /// accumulators: half the registers (1024 threads) without staging B twice or reading A twice.
+  int col_parts = 1;
 
   bool operator==(const EllConfig& o) const {
     return kind == o.kind && lanes == o.lanes && nt == o.nt && vn == o.vn &&
            col_lanes == o.col_lanes && splits == o.splits && transpose_b == o.transpose_b &&
            stage_b == o.stage_b && warps == o.warps && mma_cols == o.mma_cols &&
-           tile_rows == o.tile_rows;
+           tile_rows == o.tile_rows && cluster == o.cluster &&
+           col_parts == o.col_parts;
   }
   std::string describe() const;
 };
@@ -101,6 +110,8 @@ struct EllShape {
   /// List DenseMma candidates (and keep the plan's dense A) even where the rule does not pick
   /// it, wherever A is at least 10 % dense: SPX_ELL_DENSE_CANDIDATES=1 (tests, candidate sweeps).
   bool all_dense_candidates = false;
+  /// The device has tensor copies and thread-block clusters (sm_90 and later).
+  bool tma = false;
 };
 
 /// Shared-memory bytes of a staged B chunk (k x nt elements).
@@ -111,6 +122,25 @@ inline int64_t slot_stage_bytes(int64_t k, int nt, int value_bytes) {
 inline bool slot_stage_fits(const EllShape& s, int nt) {
   return s.k > 0 && slot_stage_bytes(s.k, nt, s.value_bytes) <= s.smem_optin;
 }
+/// Rows per tensor copy of the TMA-staged SlotSplit: 256 (a box dimension's limit), or all k
+/// rounded up to 8 when fewer (every box starts at a multiple of the swizzle period).
+inline int slot_tma_box_rows(int64_t k) {
+  return k >= 256 ? 256 : static_cast<int>((k + 7) / 8 * 8);
+}
+/// Shared-memory bytes of the TMA-staged chunk: whole boxes (rows past k zero-filled), the
+/// alignment slack of the 1024-byte swizzle period, the mbarrier.
+inline int64_t slot_stage_tma_bytes(int64_t k, int nt, int value_bytes) {
+  const int64_t rows = slot_tma_box_rows(k);
+  return (k + rows - 1) / rows * rows * nt * value_bytes + 1024 + 16;
+}
+/// Whether the TMA staging applies: sm_90, row-major B, staged rows of 16, 32 or 64 bytes (a
+/// tensor copy's box row is at least 16 B and its swizzle at most the row), and it fits.
+inline bool slot_tma_fits(const EllShape& s, int nt) {
+  const int row_bytes = nt * s.value_bytes;
+  return s.tma && s.b_row_major && s.k > 0 && row_bytes >= 16 && row_bytes <= 64 &&
+         slot_stage_tma_bytes(s.k, nt, s.value_bytes) <= s.smem_optin;
+}
+
 /// Shared-memory bytes of RowStaged's chunk (k rows of 128 B).
 inline int64_t row_stage_bytes(int64_t k) { return k * kRowStagedRowBytes; }
 inline bool row_stage_fits(const EllShape& s) {
@@ -136,14 +166,26 @@ inline int slot_nt_for(int64_t n) {
   return 16;
 }
 
-/// NT of the staged SlotSplit: slot_nt_for(n), halved (4 -> 1 last) until B's k x NT chunk fits
-/// in shared memory; 0 when not even one column fits. More chunks (grid.y) then share the
-/// columns; their persistent blocks walk the same rows at the same time, so A is read from DRAM
-/// about once and from L2 by the others.
-inline int slot_staged_nt_for(const EllShape& s) {
+/// The staged SlotSplit's NT before the 16-byte preference below: slot_nt_for(n), halved (4 -> 1
+/// last) until B's k x NT chunk fits in shared memory; 0 when not even one column fits.
+inline int slot_staged_fit_nt_for(const EllShape& s) {
   int nt = slot_nt_for(s.n);
   while (nt > 1 && !slot_stage_fits(s, nt)) nt = nt == 4 ? 1 : nt / 2;
   return slot_stage_fits(s, nt) ? nt : 0;
+}
+
+/// NT of the staged SlotSplit: the fitting NT above, halved further while its staged rows are
+/// wider than 16 bytes and the halved chunks are at most two. Rows of <= 16 B run 1024 threads
+/// (64 registers) instead of 512, and every SM stages half the bytes; the price is A read once
+/// per chunk (from L2). More chunks (grid.y) share the columns; their persistent blocks walk the
+/// same rows at the same time, so A comes from DRAM about once. Measured (H100, 4096^2, 70 / 80
+/// / 90 / 95 %): fp16 n = 16: NT 8 (two chunks) 18.9 / 15.4 / 11.7 / 8.9 us against NT 16's 21.7 /
+/// 18.1 / 14.5 / 12.0; fp32 n = 8: NT 4 16.8 / 13.6 / 10.5 / 8.6 against NT 8's 15.7 / 13.4 / 11.0
+/// / 9.6; fp32 n = 16 (four chunks of 4 would be needed): NT 4 22.9 us against NT 8's 18.6 at 80 %.
+inline int slot_staged_nt_for(const EllShape& s) {
+  int nt = slot_staged_fit_nt_for(s);
+  while (nt >= 8 && nt * s.value_bytes > 16 && (s.n + nt / 2 - 1) / (nt / 2) <= 2) nt /= 2;
+  return nt;
 }
 
 /// Lanes per row for SlotSplit: enough that each lane does about two 8-slot steps per row, then
@@ -159,21 +201,27 @@ inline int slot_lanes_for(const EllShape& s) {
 
 /// Threads per block of the staged SlotSplit: 1024 when B's staged rows are <= 16 bytes (64
 /// registers suffice), else 512.
-inline int slot_staged_threads(int nt, int value_bytes) {
-  return nt * value_bytes <= 16 ? kStagedThreads : kStagedThreads / 2;
+inline int slot_staged_threads(int nt, int value_bytes, int parts = 1) {
+  return nt / parts * value_bytes <= 16 ? kStagedThreads : kStagedThreads / 2;
 }
+/// Whether a chunk of nt columns splits in two 16-byte column parts (the instantiated case).
+inline bool slot_parts_fit(int nt, int value_bytes) { return nt * value_bytes == 32; }
 
 /// Lanes per row of the staged SlotSplit (8, 16 or 32 are instantiated; a quarter-warp of one
-/// row is what the plan's bank order makes conflict-free): 32 while one pass of the persistent
-/// grid covers rows x chunks, else 16, which halves the passes. Measured on H100, fp16 4096^2:
-/// n = 8 (1024 threads, one pass) 8.2 us with 32 lanes, 10.4 with 16, 13.6 with 8; n = 16 (512
-/// threads, two passes at 32 lanes) 19.3 us with 16 lanes, 22.5 with 32; fp32 n = 8, 80 %: 16.0
-/// with 16, 17.4 with 32.
-inline int slot_staged_lanes_for(const EllShape& s, int nt) {
+/// row is what the plan's bank order makes conflict-free): the most lanes (32, 16, 8) with which
+/// one pass of the persistent grid covers rows x chunks, else 8. Fewer lanes per row mean more
+/// rows per pass, and a second pass costs more than a lane's longer walk along its row. Measured
+/// on H100, fp16 4096^2: n = 8 (1024 threads, one pass at 32) 8.2 us with 32 lanes, 10.4 with
+/// 16, 13.6 with 8; n = 16, NT 16 (512 threads, one pass at 16) 18.1 us with 16 lanes, 22.2 with
+/// 32, 24.5 with 8; fp32 4096^2 x 16, NT 8 (512 threads, two chunks: one pass at 8) 24.2 / 18.6 /
+/// 13.7 / 11.4 us at 70 / 80 / 90 / 95 % with 8 lanes against 25.1 / 19.9 / 15.4 / 12.4 with 16;
+/// 4096 x 11008 x 16 (NT 4, four chunks) 44.6 us at 80 % with 8 against 46.2.
+inline int slot_staged_lanes_for(const EllShape& s, int nt, int parts = 1) {
   const int64_t chunks = (s.n + nt - 1) / nt;
-  const int64_t rows_per_pass =
-      static_cast<int64_t>(s.sm_count) * slot_staged_threads(nt, s.value_bytes) / 32;
-  return s.m * chunks > rows_per_pass ? 16 : 32;
+  const int64_t threads = static_cast<int64_t>(s.sm_count) * slot_staged_threads(nt, s.value_bytes, parts);
+  for (int lanes : {32, 16})
+    if (s.m * chunks <= threads / lanes) return lanes;
+  return 8;
 }
 
 /// Column chunks of the staged large-n kernels (128 B of B's row each).
@@ -365,8 +413,10 @@ inline EllConfig row_config(const EllShape& s) {
 }
 
 /// THE choice rule. Decode (n <= 16, A's bytes dominate): SlotSplit with B's chunk staged
-/// whenever one column of it fits (RowMma on 16 columns is a candidate only: 22.1 us against
-/// 19.3 at 4096^2 x 16, 80 %). Above (n > 16): DenseMma (tensor-core GEMM tiles of the
+/// whenever one column of it fits, NT from slot_staged_nt_for (16-byte rows while that leaves
+/// at most two chunks), lanes from slot_staged_lanes_for (one pass of the grid); the threads
+/// copy B (the TMA copies were slower everywhere on the decode grid). RowMma on 16 columns is a
+/// candidate only: 22.1 us against 19.3 at 4096^2 x 16, 80 %. Above (n > 16): DenseMma (tensor-core GEMM tiles of the
 /// densified A; 3xTF32 for fp32) when it fits and its model beats the model of the gather kernel
 /// row_config picks, else that gather kernel. (Measured, H100, 60 %: fp32 1024 x 1024 x 16384
 /// 823 us dense against RowStaged's 1315; 1024^3 at 30 %: 96 against 148; at 60 % 94 against 91.)
@@ -406,6 +456,35 @@ inline std::vector<EllConfig> candidate_configs(const EllShape& s) {
     for (int lanes : {8, 16, 32}) {
       slot.lanes = lanes;
       add(slot);
+    }
+    // The other chunk width: the fitting NT when the rule halved it to 16-byte rows, else half
+    // the rule's NT (twice the chunks: half the staged bytes per SM, A read twice).
+    const int fit_nt = slot_staged_fit_nt_for(s);
+    const int other_nt = fit_nt != staged_nt ? fit_nt : staged_nt == 4 ? 1 : staged_nt / 2;
+    if (staged_nt > 1 && other_nt >= 1 && (other_nt > staged_nt || other_nt < s.n)) {
+      slot.nt = other_nt;
+      slot.lanes = slot_staged_lanes_for(s, other_nt);
+      add(slot);
+    }
+    // Two column parts of the fitting chunk when its rows are two 16-byte halves (1024 threads,
+    // every lane half the columns, A read once): measured close to the two chunks, not faster
+    // (fp16 4096^2 x 16: 16.1 us against 15.4 at 80 %; fp32 4096^2 x 8: 13.6 against 13.6).
+    if (slot_parts_fit(fit_nt, s.value_bytes)) {
+      slot.nt = fit_nt;
+      slot.col_parts = 2;
+      slot.lanes = 32;
+      add(slot);
+      slot.col_parts = 1;
+    }
+    // B copied by tensor copies (TMA) multicast over clusters of 2 blocks, with the rule's
+    // NT and lanes: never the fastest on the decode grid (fp16 4096^2 x 8, 80 %: 14.9 us against
+    // the threads' 11.4), kept for search and as the measured alternative (README, notes).
+    if (slot_tma_fits(s, staged_nt)) {
+      slot.nt = staged_nt;
+      slot.lanes = slot_staged_lanes_for(s, staged_nt);
+      slot.cluster = 2;
+      add(slot);
+      slot.cluster = 0;
     }
   }
   slot.stage_b = false;
@@ -462,7 +541,9 @@ inline std::vector<EllConfig> candidate_configs(const EllShape& s) {
 inline std::string EllConfig::describe() const {
   if (kind == KernelKind::SlotSplit)
     return "slot_split lanes=" + std::to_string(lanes) + " nt=" + std::to_string(nt) +
-           (stage_b ? " B in smem" : "");
+           (col_parts > 1 ? " parts=" + std::to_string(col_parts) : "") +
+           (stage_b ? " B in smem" : "") +
+           (stage_b && cluster > 0 ? " (TMA, cluster " + std::to_string(cluster) + ")" : "");
   if (kind == KernelKind::RowMma)
     return "row_mma cols=" + std::to_string(mma_cols) + " splits=" + std::to_string(splits) +
            " B in smem, mma.sync" + (transpose_b ? ", B^T in workspace" : "");

@@ -38,7 +38,7 @@ inline double predict_sparse_us(const EllShape& s, const EllConfig& c, const Ell
                                            static_cast<double>(slot_stage_bytes(s.k, c.nt, s.value_bytes))
                                      : 0.0;
       const double a_rate = a_bytes <= 40.0e6 ? 5.0e6 : 2.5e6;
-      const bool wide = c.nt * s.value_bytes > 16;  // 512-thread blocks
+      const bool wide = c.nt / c.col_parts * s.value_bytes > 16;  // 512-thread blocks
       const double gather_rate = !c.stage_b ? 1.5e6 : !wide ? 6.0e6 : half ? 4.0e6 : 3.0e6;
       us = 4.5 + stage / 5.0e6 + std::max(a_bytes / a_rate, macs / gather_rate);
       break;

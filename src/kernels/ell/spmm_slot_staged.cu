@@ -14,9 +14,16 @@
 //   * the G lane sums meet in a reduce-scatter (each shuffle level halves the columns a lane
 //     holds): NT/2 + NT/4 + ... shuffles per lane instead of NT per level.
 // Rows start 8-slot aligned (the plan's row pitch), so every lane reads whole 16-byte vectors.
+#include <cudaTypedefs.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
 #include <type_traits>
+#include <vector>
 
 #include "kernels/ell/device.cuh"
+#include "kernels/ell/tma_stage.cuh"
 
 namespace spx::kernels::ell {
 namespace {
@@ -60,15 +67,20 @@ __device__ __forceinline__ uint32_t staged_element(uint32_t c, int j) {
     return c * kRowBytes + static_cast<uint32_t>(byte);
 }
 
-/// The NT elements of staged row c, as floats.
-template <class T, int NT>
-__device__ __forceinline__ void load_staged(const unsigned char* bs, uint32_t c, float (&out)[NT]) {
-  constexpr int kRowBytes = staged_row_bytes<T, NT>();
+/// The NT elements of part `part` of staged row c (rows of kRowNt = NT x parts elements), as
+/// floats.
+template <class T, int NT, int kRowNt = NT>
+__device__ __forceinline__ void load_staged(const unsigned char* bs, uint32_t c, int part,
+                                            float (&out)[NT]) {
+  constexpr int kRowBytes = staged_row_bytes<T, kRowNt>();
+  constexpr int kPartBytes = staged_row_bytes<T, NT>();
+  static_assert(kRowNt == NT || kPartBytes >= 16, "column parts of whole 16-byte pieces");
   if constexpr (kRowBytes >= 16) {
     constexpr int kPer = 16 / static_cast<int>(sizeof(T));
 #pragma unroll
-    for (int q = 0; q < kRowBytes / 16; ++q) {
-      const uint4 u = *reinterpret_cast<const uint4*>(bs + staged_offset<kRowBytes>(c, q));
+    for (int q = 0; q < kPartBytes / 16; ++q) {
+      const uint4 u = *reinterpret_cast<const uint4*>(
+          bs + staged_offset<kRowBytes>(c, part * (kPartBytes / 16) + q));
       if constexpr (sizeof(T) == 4) {
         float f[4];
         detail::unpack(u, f);
@@ -93,7 +105,7 @@ __device__ __forceinline__ void load_staged(const unsigned char* bs, uint32_t c,
 /// columns past ncols. b_vec: row-major B whose chunk rows are whole aligned 16-byte pieces.
 template <class T, int NT>
 __device__ __forceinline__ void stage_b_chunk(const SpmmArgs& a, int64_t n0, int ncols, bool b_vec,
-                                              unsigned char* bs) {
+                                              bool rotate, unsigned char* bs) {
   const T* B = static_cast<const T*>(a.B.ptr);
   const int64_t ld = a.B.ld;
   constexpr int kRowBytes = staged_row_bytes<T, NT>();
@@ -101,9 +113,13 @@ __device__ __forceinline__ void stage_b_chunk(const SpmmArgs& a, int64_t n0, int
     constexpr int kPieces = kRowBytes >= 16 ? kRowBytes / 16 : 1;
     constexpr int kPer = 16 / static_cast<int>(sizeof(T));
     const int64_t total = a.k * kPieces;
+    // Each block starts at its own place in the chunk (rot): all SMs stage the same bytes at
+    // once, and starting together they would all ask the same L2 lines at the same time.
+    const int64_t rot = rotate ? (static_cast<int64_t>(blockIdx.x) * 61 % 128) * total / 128 : 0;
     // 8 loads in flight per thread: 512 threads stage 4096 x 32 B in two L2 round trips.
 #pragma unroll 8
-    for (int64_t i = threadIdx.x; i < total; i += blockDim.x) {
+    for (int64_t it = threadIdx.x; it < total; it += blockDim.x) {
+      const int64_t i = it + rot < total ? it + rot : it + rot - total;
       const int64_t c = i / kPieces;
       const int q = static_cast<int>(i % kPieces);
       const uint4 u = __ldg(reinterpret_cast<const uint4*>(B + c * ld + n0 + q * kPer));
@@ -173,12 +189,12 @@ struct RawSlots {
   }
 };
 
-/// acc[j] += v * B[c, n0 + j] from the staged chunk.
-template <class T, int NT>
-__device__ __forceinline__ void gather_staged(float (&acc)[NT], const unsigned char* bs, float v,
-                                              uint32_t c) {
+/// acc[j] += v * B[c, n0 + part * NT + j] from the staged chunk (rows of kRowNt columns).
+template <class T, int NT, int kRowNt>
+__device__ __forceinline__ void gather_staged(float (&acc)[NT], const unsigned char* bs, int part,
+                                              float v, uint32_t c) {
   float b[NT];
-  load_staged<T, NT>(bs, c, b);
+  load_staged<T, NT, kRowNt>(bs, c, part, b);
 #pragma unroll
   for (int j = 0; j < NT; ++j) acc[j] = fmaf(v, b[j], acc[j]);
 }
@@ -221,17 +237,44 @@ __device__ __forceinline__ void reduce_scatter_store(const SpmmArgs& a, float (&
     if (j < held && col0 + j < ncols) detail::store_out(a.C, row, n0 + col0 + j, acc[j], alpha, beta);
 }
 
-template <class T, class I, int NT>
+/// How a launch stages B (host-chosen; see launch_slot_staged).
+struct StageParams {
+  int lanes_log2 = 4;
+  bool b_vec = false;   ///< threads: 16-byte pieces of row-major B
+  bool rotate = true;   ///< threads: each block starts the copy at its own offset
+  int cluster = 0;      ///< 0: the block's threads copy B; >= 1: TMA boxes, multicast over C blocks
+  int box_rows = 0, boxes = 0;  ///< TMA: rows per box and boxes (box_rows x boxes >= k)
+};
+
+/// NT: accumulators per lane; kParts: column parts of the staged chunk (kParts x NT columns), the
+/// row's lanes split over parts (upper lane bit) as well as slots.
+template <class T, class I, int NT, int kParts>
 __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
-    slot_split_staged_kernel(SpmmArgs a, int lanes_log2, bool b_vec) {
-  extern __shared__ __align__(16) unsigned char bs[];
-  const int64_t n0 = static_cast<int64_t>(blockIdx.y) * NT;
-  const int ncols = static_cast<int>(a.n - n0 < NT ? a.n - n0 : NT);
+    slot_split_staged_kernel(SpmmArgs a, StageParams sp, const __grid_constant__ CUtensorMap map) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const int lanes_log2 = sp.lanes_log2;
+  // TMA staging wants its swizzle period's alignment (the host adds the slack).
+  unsigned char* bs =
+      sp.cluster > 0 ? smem_raw + ((detail::kTmaStageAlign -
+                                    (smem_address(smem_raw) & (detail::kTmaStageAlign - 1))) &
+                                   (detail::kTmaStageAlign - 1))
+                     : smem_raw;
+  constexpr int kRowNt = NT * kParts;
+  constexpr int kPartLog2 = kParts == 2 ? 1 : 0;
+  static_assert(kParts == 1 || kParts == 2, "one or two column parts");
+  const int64_t n0 = static_cast<int64_t>(blockIdx.y) * kRowNt;
+  const int ncols = static_cast<int>(a.n - n0 < kRowNt ? a.n - n0 : kRowNt);
+  // The row's lanes: the upper bit picks the column part (so a quarter-warp is 8 lanes of one
+  // part on 8 bank-ordered slots: conflict-free), the rest split the slots.
   const int lanes = 1 << lanes_log2;
-  const int sub = threadIdx.x & (lanes - 1);
+  const int slot_lanes_log2 = lanes_log2 - kPartLog2;
+  const int slot_lanes = 1 << slot_lanes_log2;
+  const int lane_in_row = threadIdx.x & (lanes - 1);
+  const int part = lane_in_row >> slot_lanes_log2;
+  const int sub = lane_in_row & (slot_lanes - 1);
   const int64_t rows_per_pass = blockDim.x >> lanes_log2;
   const int64_t pass_stride = static_cast<int64_t>(gridDim.x) * rows_per_pass;
-  const int first = sub * kSlotVector, step = lanes * kSlotVector;
+  const int first = sub * kSlotVector, step = slot_lanes * kSlotVector;
   const T* values = static_cast<const T*>(a.values);
   const I* indices = static_cast<const I*>(a.indices);
 
@@ -246,8 +289,17 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
     if (first < a.stride) cur.load(values + at, indices + at);
     if (first + step < a.stride) next.load(values + at + step, indices + at + step);
   }
-  stage_b_chunk<T, NT>(a, n0, ncols, b_vec, bs);
-  __syncthreads();
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (sp.cluster > 0) {
+    detail::tma_stage(&map, n0, sp.cluster, sp.box_rows, sp.boxes, staged_row_bytes<T, kRowNt>(),
+                      bs);
+  } else
+#endif
+  {
+    // (Built without sm_90, a TMA launch stages with the threads too: same layout.)
+    stage_b_chunk<T, kRowNt>(a, n0, ncols, sp.b_vec, sp.rotate, bs);
+    __syncthreads();
+  }
 
   // Persistent: every thread runs the same passes (the whole warp reaches the shuffles).
   for (int64_t base = static_cast<int64_t>(blockIdx.x) * rows_per_pass; base < a.m;
@@ -267,11 +319,11 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
       if (p + 2 * step < len) cur.load(vals + p + 2 * step, idx + p + 2 * step);
       if (p + kSlotVector <= len) {
 #pragma unroll
-        for (int e = 0; e < kSlotVector; ++e) gather_staged<T, NT>(acc, bs, v[e], c[e]);
+        for (int e = 0; e < kSlotVector; ++e) gather_staged<T, NT, kRowNt>(acc, bs, part, v[e], c[e]);
       } else {
 #pragma unroll
         for (int e = 0; e < kSlotVector; ++e)
-          if (p + e < len) gather_staged<T, NT>(acc, bs, v[e], c[e]);
+          if (p + e < len) gather_staged<T, NT, kRowNt>(acc, bs, part, v[e], c[e]);
       }
       const RawSlots<T, I> t = cur;
       cur = next;
@@ -288,79 +340,217 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
     if (active && a.tail_ptr != nullptr) {  // HYB: this row's overflow, one slot per lane and step
       const int64_t tail = a.m * a.stride;
       const int end = a.tail_ptr[row + 1];
-      for (int t = a.tail_ptr[row] + sub; t < end; t += lanes)
-        gather_staged<T, NT>(acc, bs, to_float(values[tail + t]),
+      for (int t = a.tail_ptr[row] + sub; t < end; t += slot_lanes)
+        gather_staged<T, NT, kRowNt>(acc, bs, part, to_float(values[tail + t]),
                              static_cast<uint32_t>(indices[tail + t]));
     }
-    reduce_scatter_store<NT>(a, acc, row, active, sub, lanes_log2, n0, ncols);
+    reduce_scatter_store<NT>(a, acc, row, active, sub, slot_lanes_log2, n0 + part * NT,
+                             ncols - part * NT);
   }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (sp.cluster > 0) detail::tma_stage_finish(sp.cluster);
+#endif
 }
 
-using Fn = void (*)(SpmmArgs, int, bool);
+using Fn = void (*)(SpmmArgs, StageParams, const CUtensorMap);
 
+/// The instantiations: NT in kSlotNts with one part; two parts of the 32-byte staged rows (fp16
+/// chunks of 16 columns, 8 per lane; fp32 chunks of 8, 4 per lane).
 template <class T, class I>
 struct StagedKernels {
-  static Fn pick(int nt) {
+  static constexpr int kPartNt = 16 / static_cast<int>(sizeof(T));  // 16 B of columns per part
+  /// nt: columns of the chunk; parts: 1, or 2 when nt == 2 * kPartNt (else nullptr).
+  static Fn pick(int nt, int parts) {
+    if (parts == 2) return nt == 2 * kPartNt ? slot_split_staged_kernel<T, I, kPartNt, 2> : nullptr;
     switch (nt) {
-      case 1: return slot_split_staged_kernel<T, I, 1>;
-      case 4: return slot_split_staged_kernel<T, I, 4>;
-      case 8: return slot_split_staged_kernel<T, I, 8>;
-      default: return slot_split_staged_kernel<T, I, 16>;
+      case 1: return slot_split_staged_kernel<T, I, 1, 1>;
+      case 4: return slot_split_staged_kernel<T, I, 4, 1>;
+      case 8: return slot_split_staged_kernel<T, I, 8, 1>;
+      default: return slot_split_staged_kernel<T, I, 16, 1>;
     }
   }
-  static int threads(int nt) {
-    switch (nt) {
+  static int threads(int nt, int parts) {
+    switch (nt / parts) {
       case 1: return staged_threads<T, 1>();
       case 4: return staged_threads<T, 4>();
       case 8: return staged_threads<T, 8>();
       default: return staged_threads<T, 16>();
     }
   }
+  static cudaError_t set_smem(Fn fn, size_t smem_optin) {
+    cudaFuncAttributes attr;
+    cudaError_t err = cudaFuncGetAttributes(&attr, fn);
+    if (err == cudaSuccess && smem_optin > 0)
+      err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(smem_optin));
+    return err;
+  }
   static cudaError_t load(size_t smem_optin) {
-    for (int nt : kSlotNts) {
-      cudaFuncAttributes attr;
-      cudaError_t err = cudaFuncGetAttributes(&attr, pick(nt));
-      if (err == cudaSuccess && smem_optin > 0)
-        err = cudaFuncSetAttribute(pick(nt), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   static_cast<int>(smem_optin));
-      if (err != cudaSuccess) return err;
-    }
-    return cudaSuccess;
+    for (int nt : kSlotNts)
+      if (const cudaError_t err = set_smem(pick(nt, 1), smem_optin); err != cudaSuccess) return err;
+    return set_smem(pick(2 * kPartNt, 2), smem_optin);
   }
 };
 
 bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
+/// SPX_ELL_STAGE_ROTATE=0 makes every block start its thread copy of B at the chunk's first row
+/// (the old order; for measurements).
+bool rotate_staging() {
+  static const bool on = [] {
+    const char* v = std::getenv("SPX_ELL_STAGE_ROTATE");
+    return v == nullptr || std::strcmp(v, "0") != 0;
+  }();
+  return on;
+}
+
+/// The driver's cuTensorMapEncodeTiled through the runtime (libspx does not link libcuda), or
+/// nullptr when the driver has none.
+PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
+                                         &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess)
+      return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  }();
+  return fn;
+}
+
+/// B (row-major k x n, ld) as a 2-D tensor map with boxes of nt columns x box_rows rows, swizzled
+/// like staged_offset; elements outside B read as zeros. False when B does not qualify.
+bool encode_b_map(CUtensorMap* map, const SpmmArgs& a, int nt, int box_rows) {
+  const int elem = a.half ? 2 : 4;
+  const int row_bytes = nt * elem;
+  if (a.B.order != SPX_ORDER_ROW || !aligned16(a.B.ptr) || (a.B.ld * elem) % 16 != 0 ||
+      (row_bytes != 16 && row_bytes != 32 && row_bytes != 64) || a.k > INT32_MAX || a.n > INT32_MAX)
+    return false;
+  const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
+  if (encode == nullptr) return false;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(a.n), static_cast<cuuint64_t>(a.k)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(a.B.ld) * elem};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(nt), static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUtensorMapSwizzle swizzle = row_bytes == 16   ? CU_TENSOR_MAP_SWIZZLE_NONE
+                                     : row_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                       : CU_TENSOR_MAP_SWIZZLE_64B;
+  return encode(map, a.half ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2,
+                const_cast<void*>(a.B.ptr), dims, strides, box, element_strides,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+/// Clusters of `cluster` blocks that fit on the GPU at once (the occupancy query, cached).
+int resident_clusters(Fn fn, int threads, size_t smem, int cluster) {
+  struct Entry {
+    Fn fn;
+    int threads;
+    size_t smem;
+    int cluster, clusters;
+  };
+  static std::mutex mutex;
+  static std::vector<Entry> cache;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const Entry& e : cache)
+      if (e.fn == fn && e.threads == threads && e.smem == smem && e.cluster == cluster)
+        return e.clusters;
+  }
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(cluster), 1, 1);
+  config.blockDim = dim3(static_cast<unsigned>(threads), 1, 1);
+  config.dynamicSmemBytes = smem;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  config.attrs = attr;
+  config.numAttrs = 1;
+  int clusters = 0;
+  if (cudaOccupancyMaxActiveClusters(&clusters, fn, &config) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  cache.push_back({fn, threads, smem, cluster, clusters});
+  return clusters;
+}
+
 }  // namespace
 
 cudaError_t launch_slot_staged(const SpmmArgs& a, const EllConfig& cfg, cudaStream_t stream) {
   const int elem = a.half ? 2 : 4;
-  int lanes_log2 = 0;
-  while ((1 << lanes_log2) < cfg.lanes) ++lanes_log2;
+  StageParams sp;
+  sp.lanes_log2 = 0;
+  while ((1 << sp.lanes_log2) < cfg.lanes) ++sp.lanes_log2;
   if (a.stride % kSlotVector != 0) return cudaErrorInvalidValue;  // rows must start 8-aligned
   // 16-byte pieces of B's chunk rows: row-major, whole chunks, 16-byte aligned rows.
-  const bool b_vec = a.B.order == SPX_ORDER_ROW && cfg.nt * elem >= 16 && a.n % cfg.nt == 0 &&
-                     aligned16(a.B.ptr) && (a.B.ld * elem) % 16 == 0;
+  sp.b_vec = a.B.order == SPX_ORDER_ROW && cfg.nt * elem >= 16 && a.n % cfg.nt == 0 &&
+             aligned16(a.B.ptr) && (a.B.ld * elem) % 16 == 0;
+  sp.rotate = rotate_staging();
   const unsigned chunks = static_cast<unsigned>((a.n + cfg.nt - 1) / cfg.nt);
+  const int parts = cfg.col_parts;
   Fn fn;
   int threads;
   if (a.half) {
-    fn = a.index16 ? StagedKernels<__half, uint16_t>::pick(cfg.nt) : StagedKernels<__half, int32_t>::pick(cfg.nt);
-    threads = StagedKernels<__half, uint16_t>::threads(cfg.nt);
+    fn = a.index16 ? StagedKernels<__half, uint16_t>::pick(cfg.nt, parts)
+                   : StagedKernels<__half, int32_t>::pick(cfg.nt, parts);
+    threads = StagedKernels<__half, uint16_t>::threads(cfg.nt, parts);
   } else {
-    fn = a.index16 ? StagedKernels<float, uint16_t>::pick(cfg.nt) : StagedKernels<float, int32_t>::pick(cfg.nt);
-    threads = StagedKernels<float, uint16_t>::threads(cfg.nt);
+    fn = a.index16 ? StagedKernels<float, uint16_t>::pick(cfg.nt, parts)
+                   : StagedKernels<float, int32_t>::pick(cfg.nt, parts);
+    threads = StagedKernels<float, uint16_t>::threads(cfg.nt, parts);
   }
-  const size_t smem = static_cast<size_t>(slot_stage_bytes(a.k, cfg.nt, elem));
-  // As many blocks as fit on the GPU at once (each stages B once), no more than rows need.
-  const int per_sm = detail::resident_blocks(reinterpret_cast<const void*>(fn), threads, smem);
-  if (per_sm < 1) return cudaErrorInvalidConfiguration;
-  const int64_t rows_per_pass = threads >> lanes_log2;
+  if (fn == nullptr || cfg.lanes < 2 * parts) return cudaErrorInvalidValue;
+  // Tensor copies where the configuration asks for them and B qualifies (row-major, 16-byte
+  // aligned rows); otherwise (e.g. a column-major B at execute) the threads copy B.
+  CUtensorMap map;
+  std::memset(&map, 0, sizeof(map));
+  size_t smem = static_cast<size_t>(slot_stage_bytes(a.k, cfg.nt, elem));
+  if (cfg.cluster > 0 && a.k > 0) {
+    sp.box_rows = slot_tma_box_rows(a.k);
+    if (encode_b_map(&map, a, cfg.nt, sp.box_rows)) {
+      sp.cluster = cfg.cluster;
+      sp.boxes = static_cast<int>((a.k + sp.box_rows - 1) / sp.box_rows);
+      smem = static_cast<size_t>(slot_stage_tma_bytes(a.k, cfg.nt, elem));
+    }
+  }
+  const int64_t rows_per_pass = threads >> sp.lanes_log2;
   const int64_t row_blocks = (a.m + rows_per_pass - 1) / rows_per_pass;
-  int64_t blocks = static_cast<int64_t>(per_sm) * (a.sm_count > 0 ? a.sm_count : 1) / chunks;
-  blocks = blocks < 1 ? 1 : (blocks > row_blocks ? row_blocks : blocks);
-  fn<<<dim3(static_cast<unsigned>(blocks), chunks), threads, smem, stream>>>(a, lanes_log2, b_vec);
-  return cudaGetLastError();
+  int64_t blocks = 0;
+  if (sp.cluster > 1) {
+    // Whole clusters, as many as fit at once, shared by the chunks; no more than rows need.
+    const int clusters = resident_clusters(fn, threads, smem, sp.cluster);
+    if (clusters < 1) return cudaErrorInvalidConfiguration;
+    int64_t per_chunk = clusters / static_cast<int64_t>(chunks);
+    const int64_t need = (row_blocks + sp.cluster - 1) / sp.cluster;
+    per_chunk = per_chunk < 1 ? 1 : (per_chunk > need ? need : per_chunk);
+    blocks = per_chunk * sp.cluster;
+  } else {
+    // As many blocks as fit on the GPU at once (each stages B once), no more than rows need.
+    const int per_sm = detail::resident_blocks(reinterpret_cast<const void*>(fn), threads, smem);
+    if (per_sm < 1) return cudaErrorInvalidConfiguration;
+    blocks = static_cast<int64_t>(per_sm) * (a.sm_count > 0 ? a.sm_count : 1) / chunks;
+    blocks = blocks < 1 ? 1 : (blocks > row_blocks ? row_blocks : blocks);
+  }
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(blocks), chunks, 1);
+  config.blockDim = dim3(static_cast<unsigned>(threads), 1, 1);
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  cudaLaunchAttribute attr[1];
+  if (sp.cluster > 1) {
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = static_cast<unsigned>(sp.cluster);
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    config.attrs = attr;
+    config.numAttrs = 1;
+  }
+  return cudaLaunchKernelEx(&config, fn, a, sp, map);
 }
 
 cudaError_t load_slot_staged(bool half, bool index16, size_t smem_optin) {
