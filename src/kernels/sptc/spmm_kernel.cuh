@@ -91,12 +91,18 @@ __device__ __forceinline__ void store_scalars(const DenseView& C, int64_t li, co
   }
 }
 
-/// The same for one 16-byte vector (4 fp32 or 8 fp16 / bf16 elements: kESize 4 / 2) at a
-/// 16-byte aligned li.
-template <int kESize>
+/// C's element type, a template parameter of the epilogue's vector path.
+enum class OutT { F32, F16, BF16 };
+template <OutT kOut>
+constexpr int out_bytes() {
+  return kOut == OutT::F32 ? 4 : 2;
+}
+
+/// The same for one 16-byte vector (4 fp32 or 8 fp16 / bf16 elements) at a 16-byte aligned li.
+template <OutT kOut>
 __device__ __forceinline__ void store_vector(const DenseView& C, int64_t li, const float* v,
                                              float alpha, float beta) {
-  if constexpr (kESize == 4) {
+  if constexpr (kOut == OutT::F32) {
     float4* dst = reinterpret_cast<float4*>(static_cast<float*>(C.ptr) + li);
     float4 x = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
     if (beta != 0.0f) {
@@ -112,14 +118,14 @@ __device__ __forceinline__ void store_vector(const DenseView& C, int64_t li, con
     float x[8];
 #pragma unroll
     for (int e = 0; e < 8; ++e) x[e] = alpha * v[e];
-    const bool half = C.type == SPX_R_16F;
+    constexpr bool half = kOut == OutT::F16;
     if (beta != 0.0f) {
       const uint4 old = *dst;
       const uint32_t w[4] = {old.x, old.y, old.z, old.w};
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         float2 f;
-        if (half) f = __half22float2(*reinterpret_cast<const __half2*>(&w[i]));
+        if constexpr (half) f = __half22float2(*reinterpret_cast<const __half2*>(&w[i]));
         else f = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&w[i]));
         x[2 * i] = fmaf(beta, f.x, x[2 * i]);
         x[2 * i + 1] = fmaf(beta, f.y, x[2 * i + 1]);
@@ -128,7 +134,7 @@ __device__ __forceinline__ void store_vector(const DenseView& C, int64_t li, con
     uint32_t w[4];
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      if (half) {
+      if constexpr (half) {
         const __half2 h2 = __floats2half2_rn(x[2 * i], x[2 * i + 1]);
         w[i] = *reinterpret_cast<const uint32_t*>(&h2);
       } else {
@@ -149,14 +155,16 @@ __device__ __forceinline__ int64_t c_row_of(const KernelParams& p, int64_t i) {
 /// One warp writes its staged 16-row slice of C (reordered rows row0 .., columns c0 .. c0 +
 /// kWarpN): alpha * slice + beta * C (C never read when beta == 0), clipped to m x n. Lanes walk
 /// C's contiguous dimension in 16-byte vectors; unaligned C, tails and rows the row map scatters
-/// (column-major C) go element by element. C's order (kRowC) and element size (kESize: 4 for
-/// fp32, 2 for fp16 / bf16) are template parameters, so the lane -> vector mapping is constant.
-template <int BT, int BN, bool kRowC, int kESize>
+/// (column-major C) go element by element. C's order (kRowC) and element type (kOut) are
+/// template parameters: the lane -> vector mapping, the index arithmetic and the conversion are
+/// fixed at compile time.
+template <int BT, int BN, bool kRowC, OutT kOut>
 __device__ __forceinline__ void write_warp_slice(const KernelParams& p, const float* slice,
                                                  int64_t row0, int64_t c0, float alpha,
                                                  float beta) {
   using S = TileShape<BT, BN>;
   constexpr int W = S::kWarpN;
+  constexpr int kESize = out_bytes<kOut>();
   constexpr int vec = 16 / kESize;
   constexpr int inner_extent = kRowC ? W : 16;
   constexpr int stride = kRowC ? S::kSliceRowStride : S::kSliceColStride;
@@ -175,16 +183,21 @@ __device__ __forceinline__ void write_warp_slice(const KernelParams& p, const fl
     const int w = lane + 32 * it;
     const int o = w / groups, i0 = (w % groups) * vec;
     float v[8];
-    const float2* src = reinterpret_cast<const float2*>(slice + o * stride + i0);
+    if constexpr (kRowC) {  // staged rows are 16-byte aligned
+      const float4* src = reinterpret_cast<const float4*>(slice + o * stride + i0);
 #pragma unroll
-    for (int e = 0; e < vec / 2; ++e)  // 8-byte reads: column-major rows are 8-byte aligned only
-      *reinterpret_cast<float2*>(v + 2 * e) = src[e];
+      for (int e = 0; e < vec / 4; ++e) *reinterpret_cast<float4*>(v + 4 * e) = src[e];
+    } else {  // 8-byte reads: column-major staged rows are 8-byte aligned only
+      const float2* src = reinterpret_cast<const float2*>(slice + o * stride + i0);
+#pragma unroll
+      for (int e = 0; e < vec / 2; ++e) *reinterpret_cast<float2*>(v + 2 * e) = src[e];
+    }
     if constexpr (kRowC) {
       const int64_t r = c_row_of(p, row0 + o);
       if (r < 0 || i0 >= cols) continue;
-      const int64_t li = linear(C, r, c0 + i0);
+      const int64_t li = r * C.ld + c0 + i0;
       if (vec_ok && i0 + vec <= cols)
-        store_vector<kESize>(C, li, v, alpha, beta);
+        store_vector<kOut>(C, li, v, alpha, beta);
       else
         store_scalars(C, li, v, static_cast<int>(cols - i0 < vec ? cols - i0 : vec), alpha, beta);
     } else {
@@ -195,12 +208,12 @@ __device__ __forceinline__ void write_warp_slice(const KernelParams& p, const fl
 #pragma unroll
       for (int e = 1; e < vec; ++e) together = together && c_row_of(p, row0 + i0 + e) == r0 + e;
       if (together) {
-        store_vector<kESize>(C, linear(C, r0, c), v, alpha, beta);
+        store_vector<kOut>(C, r0 + c * C.ld, v, alpha, beta);
       } else {
 #pragma unroll
         for (int e = 0; e < vec; ++e) {
           const int64_t r = c_row_of(p, row0 + i0 + e);
-          if (r >= 0) store_scalars(C, linear(C, r, c), v + e, 1, alpha, beta);
+          if (r >= 0) store_scalars(C, r + c * C.ld, v + e, 1, alpha, beta);
         }
       }
     }
@@ -234,13 +247,22 @@ __device__ __forceinline__ void store_warp_tile(
         }
       }
     __syncwarp();
-    const bool wide = p.C.type == SPX_R_32F;
+    const int64_t r0 = row0 + sl * 16;
+    const spxDataType_t ct = p.C.type;
     if (c_row) {
-      if (wide) write_warp_slice<BT, BN, true, 4>(p, region, row0 + sl * 16, c0, alpha, beta);
-      else write_warp_slice<BT, BN, true, 2>(p, region, row0 + sl * 16, c0, alpha, beta);
+      if (ct == SPX_R_32F)
+        write_warp_slice<BT, BN, true, OutT::F32>(p, region, r0, c0, alpha, beta);
+      else if (ct == SPX_R_16F)
+        write_warp_slice<BT, BN, true, OutT::F16>(p, region, r0, c0, alpha, beta);
+      else
+        write_warp_slice<BT, BN, true, OutT::BF16>(p, region, r0, c0, alpha, beta);
     } else {
-      if (wide) write_warp_slice<BT, BN, false, 4>(p, region, row0 + sl * 16, c0, alpha, beta);
-      else write_warp_slice<BT, BN, false, 2>(p, region, row0 + sl * 16, c0, alpha, beta);
+      if (ct == SPX_R_32F)
+        write_warp_slice<BT, BN, false, OutT::F32>(p, region, r0, c0, alpha, beta);
+      else if (ct == SPX_R_16F)
+        write_warp_slice<BT, BN, false, OutT::F16>(p, region, r0, c0, alpha, beta);
+      else
+        write_warp_slice<BT, BN, false, OutT::BF16>(p, region, r0, c0, alpha, beta);
     }
     __syncwarp();  // the next slice overwrites the region
   }
