@@ -270,9 +270,11 @@ __device__ __forceinline__ void store_warp_tile(
 
 /// The kernel. T: __half or __nv_bfloat16 (A and B); C is 32F or T (run-time type). Block
 /// (x, y) computes panel panel_order[x] for the n tiles [y * tpb, (y + 1) * tpb) (BN columns
-/// each) as one stream of k steps: step q is pair q % npairs of tile q / npairs.
+/// each) as one stream of k steps: step q is pair q % npairs of tile q / npairs. Launch bounds:
+/// two blocks of 256 threads (BLOCK_TILE 128) or three of 128 per SM, the most their shared
+/// memory allows at BN 128 (left free, ptxas gave BLOCK_TILE 64 200 registers: two blocks).
 template <class T, int BT, int BN, bool kAligned, bool kResident>
-__global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 1)
+__global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 3)
     spmm_kernel(const KernelParams p) {
   using S = TileShape<BT, BN>;
   constexpr int kSlices = S::kSlices, kWarpSlices = S::kWarpSlices, kNB = S::kNB;
