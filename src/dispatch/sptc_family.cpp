@@ -101,12 +101,8 @@ class SptcSpmm final : public SpmmKernelPlan {
     dense_fraction_ = s.dense_fraction();
 
     const bool aligned = ks::b_aligned(p.B.values, p.B.ld, p.B.order);
-    // Mean k steps (pairs of k tiles) per panel: the tiles-per-block wave model's block length.
-    double pairs = 0;
-    for (int64_t q = 0; q < panels_; ++q) pairs += (s.panel_info[2 * q + 1] + 1) / 2;
-    const double mean_pairs = panels_ > 0 ? pairs / static_cast<double>(panels_) : 1.0;
-    ks::SptcConfig rule = ks::choose_config(block_tile_, panels_, n_, p.h.sm_count, max_pairs_,
-                                            aligned, mean_pairs);
+    ks::SptcConfig rule =
+        ks::choose_config(block_tile_, panels_, n_, p.h.sm_count, max_pairs_, aligned);
     const int force_resident = env_switch("SPX_SPTC_RESIDENT");
     const int resident_smem = ks::smem_bytes(block_tile_, 128, true, max_pairs_);
     const bool resident_ok = block_tile_ >= 64 && n_ > 64 && resident_smem <= ks::kMaxSmemPerBlock;
@@ -116,7 +112,7 @@ class SptcSpmm final : public SpmmKernelPlan {
       rule.bn = rule.resident ? 128 : rule.bn;
       rule.tiles_per_block = ks::tiles_per_block_for(
           panels_, n_, block_tile_, rule.bn, p.h.sm_count,
-          rule.resident ? resident_smem : 0, mean_pairs);
+          rule.resident ? resident_smem : 0);
     }
     // The rule's choice first (the plan runs it), then the other BN, each BN with one tile per
     // block (more blocks, no streaming across tiles), and the resident-A kernel.
@@ -131,8 +127,7 @@ class SptcSpmm final : public SpmmKernelPlan {
       ks::SptcConfig c;
       c.block_tile = block_tile_;
       c.bn = bn;
-      c.tiles_per_block =
-          ks::tiles_per_block_for(panels_, n_, block_tile_, bn, p.h.sm_count, 0, mean_pairs);
+      c.tiles_per_block = ks::tiles_per_block_for(panels_, n_, block_tile_, bn, p.h.sm_count);
       add(c);
       c.tiles_per_block = 1;
       add(c);
@@ -142,8 +137,8 @@ class SptcSpmm final : public SpmmKernelPlan {
       c.block_tile = block_tile_;
       c.bn = 128;
       c.resident = true;
-      c.tiles_per_block = ks::tiles_per_block_for(panels_, n_, block_tile_, 128, p.h.sm_count,
-                                                  resident_smem, mean_pairs);
+      c.tiles_per_block =
+          ks::tiles_per_block_for(panels_, n_, block_tile_, 128, p.h.sm_count, resident_smem);
       if (c.tiles_per_block >= 2) add(c);
     }
     if (const char* force = std::getenv("SPX_SPTC_TILES_PER_BLOCK")) {

@@ -91,18 +91,12 @@ __device__ __forceinline__ void store_scalars(const DenseView& C, int64_t li, co
   }
 }
 
-/// C's element type, a template parameter of the epilogue's vector path.
-enum class OutT { F32, F16, BF16 };
-template <OutT kOut>
-constexpr int out_bytes() {
-  return kOut == OutT::F32 ? 4 : 2;
-}
-
-/// The same for one 16-byte vector (4 fp32 or 8 fp16 / bf16 elements) at a 16-byte aligned li.
-template <OutT kOut>
+/// The same for one 16-byte vector (4 fp32 or 8 fp16 / bf16 elements: kESize 4 / 2) at a
+/// 16-byte aligned li.
+template <int kESize>
 __device__ __forceinline__ void store_vector(const DenseView& C, int64_t li, const float* v,
                                              float alpha, float beta) {
-  if constexpr (kOut == OutT::F32) {
+  if constexpr (kESize == 4) {
     float4* dst = reinterpret_cast<float4*>(static_cast<float*>(C.ptr) + li);
     float4 x = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
     if (beta != 0.0f) {
@@ -118,14 +112,14 @@ __device__ __forceinline__ void store_vector(const DenseView& C, int64_t li, con
     float x[8];
 #pragma unroll
     for (int e = 0; e < 8; ++e) x[e] = alpha * v[e];
-    constexpr bool half = kOut == OutT::F16;
+    const bool half = C.type == SPX_R_16F;
     if (beta != 0.0f) {
       const uint4 old = *dst;
       const uint32_t w[4] = {old.x, old.y, old.z, old.w};
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         float2 f;
-        if constexpr (half) f = __half22float2(*reinterpret_cast<const __half2*>(&w[i]));
+        if (half) f = __half22float2(*reinterpret_cast<const __half2*>(&w[i]));
         else f = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&w[i]));
         x[2 * i] = fmaf(beta, f.x, x[2 * i]);
         x[2 * i + 1] = fmaf(beta, f.y, x[2 * i + 1]);
@@ -134,7 +128,7 @@ __device__ __forceinline__ void store_vector(const DenseView& C, int64_t li, con
     uint32_t w[4];
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      if constexpr (half) {
+      if (half) {
         const __half2 h2 = __floats2half2_rn(x[2 * i], x[2 * i + 1]);
         w[i] = *reinterpret_cast<const uint32_t*>(&h2);
       } else {
@@ -155,16 +149,14 @@ __device__ __forceinline__ int64_t c_row_of(const KernelParams& p, int64_t i) {
 /// One warp writes its staged 16-row slice of C (reordered rows row0 .., columns c0 .. c0 +
 /// kWarpN): alpha * slice + beta * C (C never read when beta == 0), clipped to m x n. Lanes walk
 /// C's contiguous dimension in 16-byte vectors; unaligned C, tails and rows the row map scatters
-/// (column-major C) go element by element. C's order (kRowC) and element type (kOut) are
-/// template parameters: the lane -> vector mapping, the index arithmetic and the conversion are
-/// fixed at compile time.
-template <int BT, int BN, bool kRowC, OutT kOut>
+/// (column-major C) go element by element. C's order (kRowC) and element size (kESize: 4 for
+/// fp32, 2 for fp16 / bf16) are template parameters, so the lane -> vector mapping is constant.
+template <int BT, int BN, bool kRowC, int kESize>
 __device__ __forceinline__ void write_warp_slice(const KernelParams& p, const float* slice,
                                                  int64_t row0, int64_t c0, float alpha,
                                                  float beta) {
   using S = TileShape<BT, BN>;
   constexpr int W = S::kWarpN;
-  constexpr int kESize = out_bytes<kOut>();
   constexpr int vec = 16 / kESize;
   constexpr int inner_extent = kRowC ? W : 16;
   constexpr int stride = kRowC ? S::kSliceRowStride : S::kSliceColStride;
@@ -183,21 +175,16 @@ __device__ __forceinline__ void write_warp_slice(const KernelParams& p, const fl
     const int w = lane + 32 * it;
     const int o = w / groups, i0 = (w % groups) * vec;
     float v[8];
-    if constexpr (kRowC) {  // staged rows are 16-byte aligned
-      const float4* src = reinterpret_cast<const float4*>(slice + o * stride + i0);
+    const float2* src = reinterpret_cast<const float2*>(slice + o * stride + i0);
 #pragma unroll
-      for (int e = 0; e < vec / 4; ++e) *reinterpret_cast<float4*>(v + 4 * e) = src[e];
-    } else {  // 8-byte reads: column-major staged rows are 8-byte aligned only
-      const float2* src = reinterpret_cast<const float2*>(slice + o * stride + i0);
-#pragma unroll
-      for (int e = 0; e < vec / 2; ++e) *reinterpret_cast<float2*>(v + 2 * e) = src[e];
-    }
+    for (int e = 0; e < vec / 2; ++e)  // 8-byte reads: column-major rows are 8-byte aligned only
+      *reinterpret_cast<float2*>(v + 2 * e) = src[e];
     if constexpr (kRowC) {
       const int64_t r = c_row_of(p, row0 + o);
       if (r < 0 || i0 >= cols) continue;
-      const int64_t li = r * C.ld + c0 + i0;
+      const int64_t li = linear(C, r, c0 + i0);
       if (vec_ok && i0 + vec <= cols)
-        store_vector<kOut>(C, li, v, alpha, beta);
+        store_vector<kESize>(C, li, v, alpha, beta);
       else
         store_scalars(C, li, v, static_cast<int>(cols - i0 < vec ? cols - i0 : vec), alpha, beta);
     } else {
@@ -208,12 +195,12 @@ __device__ __forceinline__ void write_warp_slice(const KernelParams& p, const fl
 #pragma unroll
       for (int e = 1; e < vec; ++e) together = together && c_row_of(p, row0 + i0 + e) == r0 + e;
       if (together) {
-        store_vector<kOut>(C, r0 + c * C.ld, v, alpha, beta);
+        store_vector<kESize>(C, linear(C, r0, c), v, alpha, beta);
       } else {
 #pragma unroll
         for (int e = 0; e < vec; ++e) {
           const int64_t r = c_row_of(p, row0 + i0 + e);
-          if (r >= 0) store_scalars(C, r + c * C.ld, v + e, 1, alpha, beta);
+          if (r >= 0) store_scalars(C, linear(C, r, c), v + e, 1, alpha, beta);
         }
       }
     }
@@ -247,22 +234,13 @@ __device__ __forceinline__ void store_warp_tile(
         }
       }
     __syncwarp();
-    const int64_t r0 = row0 + sl * 16;
-    const spxDataType_t ct = p.C.type;
+    const bool wide = p.C.type == SPX_R_32F;
     if (c_row) {
-      if (ct == SPX_R_32F)
-        write_warp_slice<BT, BN, true, OutT::F32>(p, region, r0, c0, alpha, beta);
-      else if (ct == SPX_R_16F)
-        write_warp_slice<BT, BN, true, OutT::F16>(p, region, r0, c0, alpha, beta);
-      else
-        write_warp_slice<BT, BN, true, OutT::BF16>(p, region, r0, c0, alpha, beta);
+      if (wide) write_warp_slice<BT, BN, true, 4>(p, region, row0 + sl * 16, c0, alpha, beta);
+      else write_warp_slice<BT, BN, true, 2>(p, region, row0 + sl * 16, c0, alpha, beta);
     } else {
-      if (ct == SPX_R_32F)
-        write_warp_slice<BT, BN, false, OutT::F32>(p, region, r0, c0, alpha, beta);
-      else if (ct == SPX_R_16F)
-        write_warp_slice<BT, BN, false, OutT::F16>(p, region, r0, c0, alpha, beta);
-      else
-        write_warp_slice<BT, BN, false, OutT::BF16>(p, region, r0, c0, alpha, beta);
+      if (wide) write_warp_slice<BT, BN, false, 4>(p, region, row0 + sl * 16, c0, alpha, beta);
+      else write_warp_slice<BT, BN, false, 2>(p, region, row0 + sl * 16, c0, alpha, beta);
     }
     __syncwarp();  // the next slice overwrites the region
   }
@@ -270,11 +248,9 @@ __device__ __forceinline__ void store_warp_tile(
 
 /// The kernel. T: __half or __nv_bfloat16 (A and B); C is 32F or T (run-time type). Block
 /// (x, y) computes panel panel_order[x] for the n tiles [y * tpb, (y + 1) * tpb) (BN columns
-/// each) as one stream of k steps: step q is pair q % npairs of tile q / npairs. Launch bounds:
-/// two blocks of 256 threads (BLOCK_TILE 128) or three of 128 per SM, the most their shared
-/// memory allows at BN 128 (left free, ptxas gave BLOCK_TILE 64 200 registers: two blocks).
+/// each) as one stream of k steps: step q is pair q % npairs of tile q / npairs.
 template <class T, int BT, int BN, bool kAligned, bool kResident>
-__global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 3)
+__global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 1)
     spmm_kernel(const KernelParams p) {
   using S = TileShape<BT, BN>;
   constexpr int kSlices = S::kSlices, kWarpSlices = S::kWarpSlices, kNB = S::kNB;
