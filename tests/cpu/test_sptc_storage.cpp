@@ -3,7 +3,8 @@
 // interleaved metadata with sparsity selector 0 / 1, the gather through B) reproduces the
 // product of the original matrix exactly, for every V and BLOCK_TILE, odd k-tile counts
 // (phantom tiles), empty panels, unsorted user columns (vector_slot), every metadata nibble is a
-// valid ordered pair, value re-packing, panel order, and the memory-overhead figures.
+// valid ordered pair, value re-packing, panel order, the memory-overhead figures; and the kernel
+// configuration rule (BN, tiles per block, resident A; kernels/sptc/config.hpp).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "kernels/sptc/config.hpp"
 #include "planning/sptc_reorder.hpp"
 #include "planning/sptc_storage.hpp"
 #include "require_error.hpp"
@@ -289,4 +291,29 @@ TEST_CASE("sptc storage: structure sort and its checks", "[sptc]") {
                   "block_row_ptr");
   require_invalid([&] { plan::sptc_sort_structure(2, 10, 1, 5, ptr.data(), nullptr); },
                   "null");
+}
+
+TEST_CASE("sptc config: BN and tiles per block keep two waves of resident blocks", "[sptc]") {
+  namespace ks = spx::kernels::sptc;
+  // 16384 x 512 x 4096 at BLOCK_TILE 128 on 132 SMs: two 256-thread blocks of 99 KB per SM (264
+  // slots); 128 panels x 32 tiles of BN 128 = 4096 tiles over 2 x 264 blocks: 7 tiles each.
+  CHECK(ks::resident_blocks(132, ks::smem_bytes(128, 128), 256) == 264);
+  CHECK(ks::tiles_per_block_for(128, 4096, 128, 128, 132) == 7);
+  const ks::SptcConfig ffn = ks::choose_config(128, 128, 4096, 132);
+  CHECK(ffn.bn == 128);
+  CHECK(ffn.tiles_per_block == 7);
+  CHECK_FALSE(ffn.resident);
+  // 4096 x 512 x 512 at BLOCK_TILE 32: 128 panels x 4 tiles of BN 128 = 512 blocks, fewer than
+  // two per slot (3 x 132 of 69 KB), so BN 64: 1024 blocks, under two waves of 4 x 132: one
+  // tile per block.
+  CHECK(ks::resident_blocks(132, ks::smem_bytes(32, 128), 128) == 396);
+  const ks::SptcConfig attention = ks::choose_config(32, 128, 512, 132);
+  CHECK(attention.bn == 64);
+  CHECK(attention.tiles_per_block == 1);
+  // Never more tiles per block than n has, never fewer than one.
+  CHECK(ks::tiles_per_block_for(10000, 256, 64, 128, 132) == 2);
+  CHECK(ks::tiles_per_block_for(1, 100, 128, 128, 132) == 1);
+  // Resident A: only with an aligned B, two or more tiles per block and two blocks per SM.
+  CHECK(ks::choose_config(128, 128, 4096, 132, 2, true).resident);
+  CHECK_FALSE(ks::choose_config(128, 128, 4096, 132, 64, true).resident);
 }

@@ -68,6 +68,16 @@ SPX_SPTC_MMA(__nv_bfloat16, "bf16", 0)
 SPX_SPTC_MMA(__nv_bfloat16, "bf16", 1)
 #undef SPX_SPTC_MMA
 
+/// A 16-byte cp.async (L2 only) that writes zeros instead when `zero` (the ignore-src form: one
+/// predicate, where the src-size form costs the address arithmetic of a byte count).
+__device__ __forceinline__ void cp_async16_or_zero(uint32_t dst, const void* src, bool zero) {
+  asm volatile(
+      "{\n .reg .pred z;\n setp.ne.b32 z, %2, 0;\n"
+      " cp.async.cg.shared.global [%0], [%1], 16, z;\n}\n" ::"r"(dst),
+      "l"(src), "r"(static_cast<int>(zero))
+      : "memory");
+}
+
 /// alpha * v + beta * C[li] for `count` (<= 8) consecutive elements of C's contiguous dimension
 /// starting at linear index li, one element at a time (tails, unaligned C).
 __device__ __forceinline__ void store_scalars(const DenseView& C, int64_t li, const float* v,
@@ -81,10 +91,12 @@ __device__ __forceinline__ void store_scalars(const DenseView& C, int64_t li, co
   }
 }
 
-/// The same for one 16-byte vector (4 fp32 or 8 fp16 / bf16 elements) at a 16-byte aligned li.
+/// The same for one 16-byte vector (4 fp32 or 8 fp16 / bf16 elements: kESize 4 / 2) at a
+/// 16-byte aligned li.
+template <int kESize>
 __device__ __forceinline__ void store_vector(const DenseView& C, int64_t li, const float* v,
                                              float alpha, float beta) {
-  if (C.type == SPX_R_32F) {
+  if constexpr (kESize == 4) {
     float4* dst = reinterpret_cast<float4*>(static_cast<float*>(C.ptr) + li);
     float4 x = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
     if (beta != 0.0f) {
@@ -95,37 +107,37 @@ __device__ __forceinline__ void store_vector(const DenseView& C, int64_t li, con
       x.w = fmaf(beta, old.w, x.w);
     }
     *dst = x;
-    return;
-  }
-  uint4* dst = reinterpret_cast<uint4*>(static_cast<uint16_t*>(C.ptr) + li);
-  float x[8];
+  } else {
+    uint4* dst = reinterpret_cast<uint4*>(static_cast<uint16_t*>(C.ptr) + li);
+    float x[8];
 #pragma unroll
-  for (int e = 0; e < 8; ++e) x[e] = alpha * v[e];
-  const bool half = C.type == SPX_R_16F;
-  if (beta != 0.0f) {
-    const uint4 old = *dst;
-    const uint32_t w[4] = {old.x, old.y, old.z, old.w};
+    for (int e = 0; e < 8; ++e) x[e] = alpha * v[e];
+    const bool half = C.type == SPX_R_16F;
+    if (beta != 0.0f) {
+      const uint4 old = *dst;
+      const uint32_t w[4] = {old.x, old.y, old.z, old.w};
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        float2 f;
+        if (half) f = __half22float2(*reinterpret_cast<const __half2*>(&w[i]));
+        else f = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&w[i]));
+        x[2 * i] = fmaf(beta, f.x, x[2 * i]);
+        x[2 * i + 1] = fmaf(beta, f.y, x[2 * i + 1]);
+      }
+    }
+    uint32_t w[4];
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      float2 f;
-      if (half) f = __half22float2(*reinterpret_cast<const __half2*>(&w[i]));
-      else f = __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&w[i]));
-      x[2 * i] = fmaf(beta, f.x, x[2 * i]);
-      x[2 * i + 1] = fmaf(beta, f.y, x[2 * i + 1]);
+      if (half) {
+        const __half2 h2 = __floats2half2_rn(x[2 * i], x[2 * i + 1]);
+        w[i] = *reinterpret_cast<const uint32_t*>(&h2);
+      } else {
+        const __nv_bfloat162 b2 = __floats2bfloat162_rn(x[2 * i], x[2 * i + 1]);
+        w[i] = *reinterpret_cast<const uint32_t*>(&b2);
+      }
     }
+    *dst = make_uint4(w[0], w[1], w[2], w[3]);
   }
-  uint32_t w[4];
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    if (half) {
-      const __half2 h2 = __floats2half2_rn(x[2 * i], x[2 * i + 1]);
-      w[i] = *reinterpret_cast<const uint32_t*>(&h2);
-    } else {
-      const __nv_bfloat162 b2 = __floats2bfloat162_rn(x[2 * i], x[2 * i + 1]);
-      w[i] = *reinterpret_cast<const uint32_t*>(&b2);
-    }
-  }
-  *dst = make_uint4(w[0], w[1], w[2], w[3]);
 }
 
 /// Row of C that row i of the reordered matrix holds (-1: past the end).
@@ -137,39 +149,42 @@ __device__ __forceinline__ int64_t c_row_of(const KernelParams& p, int64_t i) {
 /// One warp writes its staged 16-row slice of C (reordered rows row0 .., columns c0 .. c0 +
 /// kWarpN): alpha * slice + beta * C (C never read when beta == 0), clipped to m x n. Lanes walk
 /// C's contiguous dimension in 16-byte vectors; unaligned C, tails and rows the row map scatters
-/// (column-major C) go element by element.
-template <int BT, int BN>
+/// (column-major C) go element by element. C's order (kRowC) and element size (kESize: 4 for
+/// fp32, 2 for fp16 / bf16) are template parameters, so the lane -> vector mapping is constant.
+template <int BT, int BN, bool kRowC, int kESize>
 __device__ __forceinline__ void write_warp_slice(const KernelParams& p, const float* slice,
                                                  int64_t row0, int64_t c0, float alpha,
                                                  float beta) {
   using S = TileShape<BT, BN>;
   constexpr int W = S::kWarpN;
+  constexpr int vec = 16 / kESize;
+  constexpr int inner_extent = kRowC ? W : 16;
+  constexpr int stride = kRowC ? S::kSliceRowStride : S::kSliceColStride;
+  constexpr int groups = inner_extent / vec;
+  constexpr int items = (kRowC ? 16 : W) * groups;
+  static_assert(items % 32 == 0, "whole vectors per lane");
   const DenseView& C = p.C;
-  const bool c_row = C.order == SPX_ORDER_ROW;
-  const int esize = C.type == SPX_R_32F ? 4 : 2;
-  const int vec = 16 / esize;
-  const int inner_extent = c_row ? W : 16, outer_extent = c_row ? 16 : W;
-  const int stride = c_row ? S::kSliceRowStride : S::kSliceColStride;
   const int64_t cols = p.n - c0 < W ? p.n - c0 : W;
   if (cols <= 0) return;
   // c0 and row0 are multiples of 8 elements: a vector starts 16-byte aligned when C and its
   // leading dimension are (and, column-major, when the row map keeps the vector's rows together).
-  const bool vec_ok = reinterpret_cast<uintptr_t>(C.ptr) % 16 == 0 && (C.ld * esize) % 16 == 0;
-  const int groups = inner_extent / vec;
+  const bool vec_ok = reinterpret_cast<uintptr_t>(C.ptr) % 16 == 0 && (C.ld * kESize) % 16 == 0;
   const int lane = threadIdx.x & 31;
-  for (int w = lane; w < outer_extent * groups; w += 32) {
+#pragma unroll 1  // unrolled, the loads of later vectors are hoisted and the registers spill
+  for (int it = 0; it < items / 32; ++it) {
+    const int w = lane + 32 * it;
     const int o = w / groups, i0 = (w % groups) * vec;
     float v[8];
     const float2* src = reinterpret_cast<const float2*>(slice + o * stride + i0);
 #pragma unroll
-    for (int e = 0; e < 4; ++e)  // 8-byte reads: column-major rows are 8-byte aligned only
-      if (2 * e < vec) *reinterpret_cast<float2*>(v + 2 * e) = src[e];
-    if (c_row) {
+    for (int e = 0; e < vec / 2; ++e)  // 8-byte reads: column-major rows are 8-byte aligned only
+      *reinterpret_cast<float2*>(v + 2 * e) = src[e];
+    if constexpr (kRowC) {
       const int64_t r = c_row_of(p, row0 + o);
       if (r < 0 || i0 >= cols) continue;
       const int64_t li = linear(C, r, c0 + i0);
       if (vec_ok && i0 + vec <= cols)
-        store_vector(C, li, v, alpha, beta);
+        store_vector<kESize>(C, li, v, alpha, beta);
       else
         store_scalars(C, li, v, static_cast<int>(cols - i0 < vec ? cols - i0 : vec), alpha, beta);
     } else {
@@ -177,13 +192,13 @@ __device__ __forceinline__ void write_warp_slice(const KernelParams& p, const fl
       const int64_t c = c0 + o;
       const int64_t r0 = c_row_of(p, row0 + i0);
       bool together = r0 >= 0 && vec_ok;
-      for (int e = 1; e < vec && together; ++e) together = c_row_of(p, row0 + i0 + e) == r0 + e;
+#pragma unroll
+      for (int e = 1; e < vec; ++e) together = together && c_row_of(p, row0 + i0 + e) == r0 + e;
       if (together) {
-        store_vector(C, linear(C, r0, c), v, alpha, beta);
+        store_vector<kESize>(C, linear(C, r0, c), v, alpha, beta);
       } else {
 #pragma unroll
-        for (int e = 0; e < 8; ++e) {
-          if (e >= vec) break;
+        for (int e = 0; e < vec; ++e) {
           const int64_t r = c_row_of(p, row0 + i0 + e);
           if (r >= 0) store_scalars(C, linear(C, r, c), v + e, 1, alpha, beta);
         }
@@ -219,7 +234,14 @@ __device__ __forceinline__ void store_warp_tile(
         }
       }
     __syncwarp();
-    write_warp_slice<BT, BN>(p, region, row0 + sl * 16, c0, alpha, beta);
+    const bool wide = p.C.type == SPX_R_32F;
+    if (c_row) {
+      if (wide) write_warp_slice<BT, BN, true, 4>(p, region, row0 + sl * 16, c0, alpha, beta);
+      else write_warp_slice<BT, BN, true, 2>(p, region, row0 + sl * 16, c0, alpha, beta);
+    } else {
+      if (wide) write_warp_slice<BT, BN, false, 4>(p, region, row0 + sl * 16, c0, alpha, beta);
+      else write_warp_slice<BT, BN, false, 2>(p, region, row0 + sl * 16, c0, alpha, beta);
+    }
     __syncwarp();  // the next slice overwrites the region
   }
 }
@@ -317,35 +339,85 @@ __global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 1
     __syncthreads();
   }
 
-  // This thread's 16-byte chunk of a B row (aligned path): kPasses rows per step.
+  // The B gather (aligned path): thread (row group rg, chunk) copies the 16-byte chunk `chunk`
+  // of kRowsPerThread consecutive B rows of a step, so its gather indices are one or two vector
+  // loads from shared memory instead of one load per row.
   constexpr int kChunksPerRow = BN / 8;
-  constexpr int kRowsPerPass = kThreads / kChunksPerRow;
-  constexpr int kPasses = kPairK / kRowsPerPass;
-  static_assert(kThreads % kChunksPerRow == 0 && kPairK % kRowsPerPass == 0, "B copy mapping");
-  const int chunk = tid % kChunksPerRow, row_in_pass = tid / kChunksPerRow;
+  constexpr int kRowGroups = kThreads / kChunksPerRow;
+  constexpr int kRowsPerThread = kPairK / kRowGroups;
+  static_assert(kThreads % kChunksPerRow == 0 && kPairK % kRowGroups == 0 &&
+                    (kRowsPerThread == 2 || kRowsPerThread % 4 == 0),
+                "B copy mapping: 2, 4 or 8 consecutive rows per thread");
+  const int chunk = tid % kChunksPerRow, row_group = tid / kChunksPerRow;
+  // A of a step: kSlices x 64 16-byte chunks over the block's threads.
+  constexpr int kAChunks = kSlices * 64;
+  constexpr int kAPerThread = (kAChunks + kThreads - 1) / kThreads;
 
-  // Group q: step q's B (streaming: and its A and metadata, plus the indices of step
-  // q + kStages - 1).
-  auto issue = [&](int q) {
-    if (q < steps) {
-      const int s = q % kStages;
-      const int j = q % npairs;
-      const int64_t n0 = (tile0 + q / npairs) * BN;
+  // Cursors of the next issue: the step it loads (its stage, pair and tile) and the pair of the
+  // step whose gather indices it loads (kStages - 1 further). They advance by one step per
+  // issue, so the loop divides by npairs nowhere.
+  int i_step = 0, i_stage = 0, i_pair = 0, i_tile = 0;
+  int x_pair = (kStages - 1) % npairs;
+  // This thread's B chunk in the issue cursor's n tile (aligned path): where its column starts
+  // in B's row 0 and how many bytes of it lie inside n (0 past n: the copies then read nothing,
+  // their address stays inside B). Recomputed when the cursor enters a new tile.
+  const uint16_t* chunk_base = p.b;
+  int chunk_bytes = 0;
+  auto enter_tile = [&]() {
+    const int64_t chunk_col = (tile0 + i_tile) * BN + chunk * 8;
+    chunk_bytes = chunk_col >= p.n ? 0
+                  : (p.n - chunk_col >= 8 ? 16 : static_cast<int>(p.n - chunk_col) * 2);
+    chunk_base = chunk_bytes > 0 ? p.b + chunk_col : p.b;
+  };
+  if constexpr (kAligned) enter_tile();
+
+  // Group i_step: that step's B (streaming: and its A and metadata, plus the indices of step
+  // i_step + kStages - 1).
+  auto issue = [&]() {
+    if (i_step < steps) {
+      const int s = i_stage;
+      const int j = i_pair;
       const int32_t* idx = step_idx(s, j);
       uint16_t* bs = stage_b(s);
       if constexpr (kAligned) {
-        const int64_t chunk_col = n0 + chunk * 8;
-        const int chunk_bytes = chunk_col >= p.n ? 0
-                                : (p.n - chunk_col >= 8 ? 16 : static_cast<int>(p.n - chunk_col) * 2);
+        int32_t cols[kRowsPerThread];
+        const int32_t* my_idx = idx + row_group * kRowsPerThread;
+        if constexpr (kRowsPerThread == 2) {
+          const int2 v = *reinterpret_cast<const int2*>(my_idx);
+          cols[0] = v.x;
+          cols[1] = v.y;
+        } else {
 #pragma unroll
-        for (int ps = 0; ps < kPasses; ++ps) {
-          const int r = ps * kRowsPerPass + row_in_pass;
-          const int32_t col = idx[r];
-          const int bytes = col >= 0 ? chunk_bytes : 0;
-          const uint16_t* src = bytes > 0 ? p.b + static_cast<int64_t>(col) * p.ldb + chunk_col : p.b;
-          cp_async16(smem_address(bs + r * S::kBStride + chunk * 8), src, bytes);
+          for (int r = 0; r < kRowsPerThread; r += 4) {
+            const int4 v = *reinterpret_cast<const int4*>(my_idx + r);
+            cols[r] = v.x;
+            cols[r + 1] = v.y;
+            cols[r + 2] = v.z;
+            cols[r + 3] = v.w;
+          }
+        }
+        const uint32_t dst =
+            smem_address(bs + row_group * kRowsPerThread * S::kBStride + chunk * 8);
+        const uint64_t ldb = static_cast<uint64_t>(p.ldb);
+        if (chunk_bytes == 16 || chunk_bytes == 0) {  // whole chunks (always when n % 8 == 0)
+#pragma unroll
+          for (int r = 0; r < kRowsPerThread; ++r) {
+            const int32_t col = cols[r];
+            const uint64_t row = static_cast<uint32_t>(col >= 0 ? col : 0);  // -1: zero-filled
+            cp_async16_or_zero(dst + r * S::kBStride * 2, chunk_base + row * ldb,
+                               col < 0 || chunk_bytes == 0);
+          }
+        } else {  // the chunk that n cuts
+#pragma unroll
+          for (int r = 0; r < kRowsPerThread; ++r) {
+            const int32_t col = cols[r];
+            const uint64_t row = static_cast<uint32_t>(col >= 0 ? col : 0);
+            cp_async16(dst + r * S::kBStride * 2, chunk_base + row * ldb,
+                       col >= 0 ? chunk_bytes : 0);
+          }
         }
       } else {
+        const int64_t n0 = (tile0 + i_tile) * BN;
         for (int e = tid; e < kPairK * BN; e += kThreads) {
           const int r = e / BN, c = e % BN;
           const int32_t col = idx[r];
@@ -358,37 +430,48 @@ __global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 1
         const int64_t pair = pair0 + j;
         const uint16_t* a_src = p.values + pair * (kSlices * 512);
         uint16_t* as = pair_a(s, j);
-        for (int c = tid; c < kSlices * 64; c += kThreads)
-          cp_async16(smem_address(as + c * 8), a_src + c * 8, 16);
+#pragma unroll
+        for (int i = 0; i < kAPerThread; ++i) {
+          const int c = tid + i * kThreads;
+          if (kAChunks % kThreads == 0 || c < kAChunks)
+            cp_async16(smem_address(as + c * 8), a_src + c * 8, 16);
+        }
         if (tid < kSlices * 8)
           cp_async16(smem_address(pair_m(s, j) + tid * 4), p.metadata + pair * (kSlices * 32) + tid * 4,
                      16);
       }
     }
     if constexpr (!kResident) {
-      const int x = q + kStages - 1;
+      const int x = i_step + kStages - 1;
       if (x < steps && tid < kPairK / 4)
         cp_async16(smem_address(idx_ring + (x % kStages) * kPairK + tid * 4),
-                   p.gather + (pair0 + x % npairs) * kPairK + tid * 4, 16);
+                   p.gather + (pair0 + x_pair) * kPairK + tid * 4, 16);
     }
     cp_async_commit();
+    ++i_step;
+    if (++i_stage == kStages) i_stage = 0;
+    if (++i_pair == npairs) {
+      i_pair = 0;
+      ++i_tile;
+      if constexpr (kAligned) enter_tile();
+    }
+    if (++x_pair == npairs) x_pair = 0;
   };
 
-  // Prologue: steps 0 .. kStages - 2. Streaming: a barrier between issues, since issue(q)
-  // overwrites the index slot issue(q - 1) read.
+  // Prologue: steps 0 .. kStages - 2. Streaming: a barrier between issues, since the next issue
+  // overwrites the index slot the previous one read.
 #pragma unroll
   for (int q = 0; q < kStages - 1; ++q) {
-    issue(q);
+    issue();
     if constexpr (!kResident) __syncthreads();
   }
 
-  int j = 0, t = 0;  // pair and tile of step q
+  int j = 0, t = 0, s = 0;  // pair, tile and stage of step q
   for (int q = 0; q < steps; ++q) {
     cp_async_wait<kStages - 2>();  // groups 0 .. q complete (this thread's copies)
     __syncthreads();               // everyone's copies visible; step q - 1's buffers free
-    issue(q + kStages - 1);
+    issue();                       // step q + kStages - 1
 
-    const int s = q % kStages;
     const uint16_t* as = pair_a(s, j) + slice0 * 512;
     const uint32_t* ms = pair_m(s, j) + slice0 * 32;
     uint32_t meta[kWarpSlices];
@@ -428,6 +511,7 @@ __global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 1
       j = 0;
       ++t;
     }
+    if (++s == kStages) s = 0;
   }
   cp_async_wait<0>();  // (only empty groups can be pending here)
 }

@@ -65,25 +65,7 @@ cudaError_t load(int block_tile) {
   return cudaErrorInvalidValue;
 }
 
-template <int BT>
-int smem_of(int bn, bool resident, int max_pairs) {
-  using S64 = TileShape<BT, 64>;
-  using S128 = TileShape<BT, 128>;
-  if (resident) return S128::kResidentBaseBytes + max_pairs * S128::kResidentPairBytes;
-  return bn == 128 ? S128::kSmemBytes : S64::kSmemBytes;
-}
-
 }  // namespace
-
-int smem_bytes(int block_tile, int bn, bool resident, int max_pairs) {
-  switch (block_tile) {
-    case 16: return smem_of<16>(bn, resident, max_pairs);
-    case 32: return smem_of<32>(bn, resident, max_pairs);
-    case 64: return smem_of<64>(bn, resident, max_pairs);
-    case 128: return smem_of<128>(bn, resident, max_pairs);
-  }
-  return 0;
-}
 
 bool b_aligned(const void* ptr, int64_t ld, spxOrder_t order) {
   return order == SPX_ORDER_COL || (reinterpret_cast<uintptr_t>(ptr) % 16 == 0 && ld % 8 == 0);
