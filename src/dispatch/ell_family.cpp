@@ -52,7 +52,6 @@ class EllSpmm final : public SpmmKernelPlan {
     s.b_row_major = p.B.order == SPX_ORDER_ROW;
     s.sm_count = p.h.sm_count > 0 ? p.h.sm_count : 132;
     s.smem_optin = static_cast<int64_t>(p.h.smem_per_block_optin);
-    s.tma = p.h.cc_major >= 9;
     const char* dense_all = std::getenv("SPX_ELL_DENSE_CANDIDATES");
     s.all_dense_candidates = dense_all != nullptr && std::strcmp(dense_all, "1") == 0;
     sm_count_ = s.sm_count;

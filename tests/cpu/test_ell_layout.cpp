@@ -244,23 +244,18 @@ TEST_CASE("configuration rule: decode chunks of 16-byte rows, lanes for one pass
   s.width = 820;
   s.value_bytes = 2;
   s.smem_optin = 232448;
-  s.tma = true;
   // fp16 n = 16: NT 16 fits (128 KiB) but NT 8 has 16-byte rows and two chunks.
   CHECK(ek::slot_staged_fit_nt_for(s) == 16);
   CHECK(ek::slot_staged_nt_for(s) == 8);
   auto cands = ek::candidate_configs(s);
-  bool nt16 = false, parts = false, tma = false;
+  bool nt16 = false, parts = false;
   for (const auto& c : cands) {
     if (c.kind != ek::KernelKind::SlotSplit || !c.stage_b) continue;
-    nt16 |= c.nt == 16 && c.col_parts == 1 && c.cluster == 0 && c.lanes == 16;
+    nt16 |= c.nt == 16 && c.col_parts == 1 && c.lanes == 16;
     parts |= c.nt == 16 && c.col_parts == 2 && c.lanes == 32;
-    tma |= c.cluster == 2 && c.nt == 8;
   }
   CHECK(nt16);
   CHECK(parts);
-  CHECK(tma);
-  s.tma = false;  // no tensor copies before sm_90
-  for (const auto& c : ek::candidate_configs(s)) CHECK(c.cluster == 0);
   // fp32 n = 16: NT 8 (fits; NT 4 would take four chunks), 512 threads: one pass only at 8 lanes.
   s.value_bytes = 4;
   ek::EllConfig c = ek::choose_config(s);
@@ -277,10 +272,6 @@ TEST_CASE("configuration rule: decode chunks of 16-byte rows, lanes for one pass
   c = ek::choose_config(s);
   CHECK(c.nt == 4);
   CHECK(c.lanes == 8);
-  // The TMA-staged chunk: whole 256-row boxes, the 1 KiB alignment slack and the mbarrier.
-  CHECK(ek::slot_tma_box_rows(300) == 256);
-  CHECK(ek::slot_tma_box_rows(100) == 104);
-  CHECK(ek::slot_stage_tma_bytes(300, 16, 2) == 512 * 32 + 1024 + 16);
   CHECK(ek::slot_parts_fit(16, 2));
   CHECK(ek::slot_parts_fit(8, 4));
   CHECK_FALSE(ek::slot_parts_fit(8, 2));
@@ -339,7 +330,6 @@ TEST_CASE("configuration rule: decode shapes split slots, large n tiles rows", "
   CHECK(c.stage_b);
   CHECK(c.nt == 8);
   CHECK(c.lanes == 16);
-  CHECK(c.cluster == 0);
   bool mma16 = false;
   for (const auto& k : ek::candidate_configs(s))
     mma16 |= k.kind == ek::KernelKind::RowMma && k.mma_cols == 16 && k.splits == 8;

@@ -205,14 +205,13 @@ TEST_CASE("ELL every candidate, fp32 / fp16, n and orders", "[ell]") {
       }
 }
 
-TEST_CASE("ELL decode staging (tensor copies, clusters, half chunks): k and n tails, every candidate",
+TEST_CASE("ELL decode staging (rotated copy, half chunks, column parts): k and n tails, every candidate",
           "[ell]") {
-  // The staged SlotSplit's B chunk by TMA boxes of 256 rows (k = 300, 1000, 4100: a partial last
-  // box; multicast over clusters of 1, 2, 4 blocks, some clusters holding no rows at m = 97) and by
-  // the block's threads over half-width chunks, for every n the decode kernel takes. B row-major
-  // with ld a multiple of 16 bytes (what a tensor map needs; every other case one more 16-byte
-  // piece of padding), near-uniform CSR (empty rows, HYB overflow) and ELL inputs, C both orders,
-  // every alpha / beta. The arithmetic is SlotSplit's (fp32 FFMA per product): the expectation is
+  // The staged SlotSplit's B chunk (k = 300, 1000, 4100, each block starting its copy at its own
+  // offset) over whole and half-width chunks and two column parts, for every n the decode kernel
+  // takes, with m = 97 (fewer rows than one pass) and 389. B row-major with 16-byte rows (every
+  // other case one more 16-byte piece of padding), near-uniform CSR (empty rows, HYB overflow)
+  // and ELL inputs, C both orders, every alpha / beta. The arithmetic is SlotSplit's (fp32 FFMA per product): the expectation is
   // the reference's FFMA bound.
   UniqueHandle h = make_handle();
   const int64_t ks[] = {300, 1000, 4100};

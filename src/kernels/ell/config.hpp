@@ -76,10 +76,6 @@ struct EllConfig {
   int warps = 16;  ///< RowStaged / RowMma: warps per block (RowStaged 16, 32; RowMma 16)
   int mma_cols = 64;  ///< RowMma: columns per warp and chunk (64: n > 16; 16: decode)
   int tile_rows = 128;  ///< DenseMma: rows per block tile (64, 128)
-  /// Staged SlotSplit: 0 = the block's threads copy B's chunk; C >= 1 = tensor copies (TMA,
-  /// sm_90) of boxes of rows, each multicast to the C blocks of a thread-block cluster, so L2
-  /// serves B's chunk once per cluster instead of once per SM (tma_stage.cuh).
-  int cluster = 0;
   /// Staged SlotSplit: the row's lanes split the chunk's nt columns in this many parts (1, or 2
   /// for chunks of two 16-byte halves: fp16 nt = 16, fp32 nt = 8), each lane nt / parts
   /// accumulators: half the registers (1024 threads) without staging B twice or reading A twice.
@@ -89,8 +85,7 @@ struct EllConfig {
     return kind == o.kind && lanes == o.lanes && nt == o.nt && vn == o.vn &&
            col_lanes == o.col_lanes && splits == o.splits && transpose_b == o.transpose_b &&
            stage_b == o.stage_b && warps == o.warps && mma_cols == o.mma_cols &&
-           tile_rows == o.tile_rows && cluster == o.cluster &&
-           col_parts == o.col_parts;
+           tile_rows == o.tile_rows && col_parts == o.col_parts;
   }
   std::string describe() const;
 };
@@ -110,8 +105,6 @@ struct EllShape {
   /// List DenseMma candidates (and keep the plan's dense A) even where the rule does not pick
   /// it, wherever A is at least 10 % dense: SPX_ELL_DENSE_CANDIDATES=1 (tests, candidate sweeps).
   bool all_dense_candidates = false;
-  /// The device has tensor copies and thread-block clusters (sm_90 and later).
-  bool tma = false;
 };
 
 /// Shared-memory bytes of a staged B chunk (k x nt elements).
@@ -122,25 +115,6 @@ inline int64_t slot_stage_bytes(int64_t k, int nt, int value_bytes) {
 inline bool slot_stage_fits(const EllShape& s, int nt) {
   return s.k > 0 && slot_stage_bytes(s.k, nt, s.value_bytes) <= s.smem_optin;
 }
-/// Rows per tensor copy of the TMA-staged SlotSplit: 256 (a box dimension's limit), or all k
-/// rounded up to 8 when fewer (every box starts at a multiple of the swizzle period).
-inline int slot_tma_box_rows(int64_t k) {
-  return k >= 256 ? 256 : static_cast<int>((k + 7) / 8 * 8);
-}
-/// Shared-memory bytes of the TMA-staged chunk: whole boxes (rows past k zero-filled), the
-/// alignment slack of the 1024-byte swizzle period, the mbarrier.
-inline int64_t slot_stage_tma_bytes(int64_t k, int nt, int value_bytes) {
-  const int64_t rows = slot_tma_box_rows(k);
-  return (k + rows - 1) / rows * rows * nt * value_bytes + 1024 + 16;
-}
-/// Whether the TMA staging applies: sm_90, row-major B, staged rows of 16, 32 or 64 bytes (a
-/// tensor copy's box row is at least 16 B and its swizzle at most the row), and it fits.
-inline bool slot_tma_fits(const EllShape& s, int nt) {
-  const int row_bytes = nt * s.value_bytes;
-  return s.tma && s.b_row_major && s.k > 0 && row_bytes >= 16 && row_bytes <= 64 &&
-         slot_stage_tma_bytes(s.k, nt, s.value_bytes) <= s.smem_optin;
-}
-
 /// Shared-memory bytes of RowStaged's chunk (k rows of 128 B).
 inline int64_t row_stage_bytes(int64_t k) { return k * kRowStagedRowBytes; }
 inline bool row_stage_fits(const EllShape& s) {
@@ -476,16 +450,6 @@ inline std::vector<EllConfig> candidate_configs(const EllShape& s) {
       add(slot);
       slot.col_parts = 1;
     }
-    // B copied by tensor copies (TMA) multicast over clusters of 2 blocks, with the rule's
-    // NT and lanes: never the fastest on the decode grid (fp16 4096^2 x 8, 80 %: 14.9 us against
-    // the threads' 11.4), kept for search and as the measured alternative (README, notes).
-    if (slot_tma_fits(s, staged_nt)) {
-      slot.nt = staged_nt;
-      slot.lanes = slot_staged_lanes_for(s, staged_nt);
-      slot.cluster = 2;
-      add(slot);
-      slot.cluster = 0;
-    }
   }
   slot.stage_b = false;
   slot.nt = slot_nt_for(s.n);
@@ -542,8 +506,7 @@ inline std::string EllConfig::describe() const {
   if (kind == KernelKind::SlotSplit)
     return "slot_split lanes=" + std::to_string(lanes) + " nt=" + std::to_string(nt) +
            (col_parts > 1 ? " parts=" + std::to_string(col_parts) : "") +
-           (stage_b ? " B in smem" : "") +
-           (stage_b && cluster > 0 ? " (TMA, cluster " + std::to_string(cluster) + ")" : "");
+           (stage_b ? " B in smem" : "");
   if (kind == KernelKind::RowMma)
     return "row_mma cols=" + std::to_string(mma_cols) + " splits=" + std::to_string(splits) +
            " B in smem, mma.sync" + (transpose_b ? ", B^T in workspace" : "");

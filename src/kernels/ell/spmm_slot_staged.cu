@@ -14,16 +14,11 @@
 //   * the G lane sums meet in a reduce-scatter (each shuffle level halves the columns a lane
 //     holds): NT/2 + NT/4 + ... shuffles per lane instead of NT per level.
 // Rows start 8-slot aligned (the plan's row pitch), so every lane reads whole 16-byte vectors.
-#include <cudaTypedefs.h>
-
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <type_traits>
-#include <vector>
 
 #include "kernels/ell/device.cuh"
-#include "kernels/ell/tma_stage.cuh"
 
 namespace spx::kernels::ell {
 namespace {
@@ -242,23 +237,15 @@ struct StageParams {
   int lanes_log2 = 4;
   bool b_vec = false;   ///< threads: 16-byte pieces of row-major B
   bool rotate = true;   ///< threads: each block starts the copy at its own offset
-  int cluster = 0;      ///< 0: the block's threads copy B; >= 1: TMA boxes, multicast over C blocks
-  int box_rows = 0, boxes = 0;  ///< TMA: rows per box and boxes (box_rows x boxes >= k)
 };
 
 /// NT: accumulators per lane; kParts: column parts of the staged chunk (kParts x NT columns), the
 /// row's lanes split over parts (upper lane bit) as well as slots.
 template <class T, class I, int NT, int kParts>
 __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
-    slot_split_staged_kernel(SpmmArgs a, StageParams sp, const __grid_constant__ CUtensorMap map) {
-  extern __shared__ __align__(16) unsigned char smem_raw[];
+    slot_split_staged_kernel(SpmmArgs a, StageParams sp) {
+  extern __shared__ __align__(16) unsigned char bs[];
   const int lanes_log2 = sp.lanes_log2;
-  // TMA staging wants its swizzle period's alignment (the host adds the slack).
-  unsigned char* bs =
-      sp.cluster > 0 ? smem_raw + ((detail::kTmaStageAlign -
-                                    (smem_address(smem_raw) & (detail::kTmaStageAlign - 1))) &
-                                   (detail::kTmaStageAlign - 1))
-                     : smem_raw;
   constexpr int kRowNt = NT * kParts;
   constexpr int kPartLog2 = kParts == 2 ? 1 : 0;
   static_assert(kParts == 1 || kParts == 2, "one or two column parts");
@@ -289,17 +276,8 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
     if (first < a.stride) cur.load(values + at, indices + at);
     if (first + step < a.stride) next.load(values + at + step, indices + at + step);
   }
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if (sp.cluster > 0) {
-    detail::tma_stage(&map, n0, sp.cluster, sp.box_rows, sp.boxes, staged_row_bytes<T, kRowNt>(),
-                      bs);
-  } else
-#endif
-  {
-    // (Built without sm_90, a TMA launch stages with the threads too: same layout.)
-    stage_b_chunk<T, kRowNt>(a, n0, ncols, sp.b_vec, sp.rotate, bs);
-    __syncthreads();
-  }
+  stage_b_chunk<T, kRowNt>(a, n0, ncols, sp.b_vec, sp.rotate, bs);
+  __syncthreads();
 
   // Persistent: every thread runs the same passes (the whole warp reaches the shuffles).
   for (int64_t base = static_cast<int64_t>(blockIdx.x) * rows_per_pass; base < a.m;
@@ -347,12 +325,9 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
     reduce_scatter_store<NT>(a, acc, row, active, sub, slot_lanes_log2, n0 + part * NT,
                              ncols - part * NT);
   }
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  if (sp.cluster > 0) detail::tma_stage_finish(sp.cluster);
-#endif
 }
 
-using Fn = void (*)(SpmmArgs, StageParams, const CUtensorMap);
+using Fn = void (*)(SpmmArgs, StageParams);
 
 /// The instantiations: NT in kSlotNts with one part; two parts of the 32-byte staged rows (fp16
 /// chunks of 16 columns, 8 per lane; fp32 chunks of 8, 4 per lane).
@@ -404,81 +379,6 @@ bool rotate_staging() {
   return on;
 }
 
-/// The driver's cuTensorMapEncodeTiled through the runtime (libspx does not link libcuda), or
-/// nullptr when the driver has none.
-PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
-  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
-    void* p = nullptr;
-    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
-                                         &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess)
-      return static_cast<PFN_cuTensorMapEncodeTiled_v12000>(nullptr);
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
-  }();
-  return fn;
-}
-
-/// B (row-major k x n, ld) as a 2-D tensor map with boxes of nt columns x box_rows rows, swizzled
-/// like staged_offset; elements outside B read as zeros. False when B does not qualify.
-bool encode_b_map(CUtensorMap* map, const SpmmArgs& a, int nt, int box_rows) {
-  const int elem = a.half ? 2 : 4;
-  const int row_bytes = nt * elem;
-  if (a.B.order != SPX_ORDER_ROW || !aligned16(a.B.ptr) || (a.B.ld * elem) % 16 != 0 ||
-      (row_bytes != 16 && row_bytes != 32 && row_bytes != 64) || a.k > INT32_MAX || a.n > INT32_MAX)
-    return false;
-  const PFN_cuTensorMapEncodeTiled_v12000 encode = tensor_map_encoder();
-  if (encode == nullptr) return false;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(a.n), static_cast<cuuint64_t>(a.k)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(a.B.ld) * elem};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(nt), static_cast<cuuint32_t>(box_rows)};
-  const cuuint32_t element_strides[2] = {1, 1};
-  const CUtensorMapSwizzle swizzle = row_bytes == 16   ? CU_TENSOR_MAP_SWIZZLE_NONE
-                                     : row_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
-                                                       : CU_TENSOR_MAP_SWIZZLE_64B;
-  return encode(map, a.half ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2,
-                const_cast<void*>(a.B.ptr), dims, strides, box, element_strides,
-                CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
-}
-
-/// Clusters of `cluster` blocks that fit on the GPU at once (the occupancy query, cached).
-int resident_clusters(Fn fn, int threads, size_t smem, int cluster) {
-  struct Entry {
-    Fn fn;
-    int threads;
-    size_t smem;
-    int cluster, clusters;
-  };
-  static std::mutex mutex;
-  static std::vector<Entry> cache;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    for (const Entry& e : cache)
-      if (e.fn == fn && e.threads == threads && e.smem == smem && e.cluster == cluster)
-        return e.clusters;
-  }
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(cluster), 1, 1);
-  config.blockDim = dim3(static_cast<unsigned>(threads), 1, 1);
-  config.dynamicSmemBytes = smem;
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = static_cast<unsigned>(cluster);
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  config.attrs = attr;
-  config.numAttrs = 1;
-  int clusters = 0;
-  if (cudaOccupancyMaxActiveClusters(&clusters, fn, &config) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  std::lock_guard<std::mutex> lock(mutex);
-  cache.push_back({fn, threads, smem, cluster, clusters});
-  return clusters;
-}
-
 }  // namespace
 
 cudaError_t launch_slot_staged(const SpmmArgs& a, const EllConfig& cfg, cudaStream_t stream) {
@@ -505,52 +405,16 @@ cudaError_t launch_slot_staged(const SpmmArgs& a, const EllConfig& cfg, cudaStre
     threads = StagedKernels<float, uint16_t>::threads(cfg.nt, parts);
   }
   if (fn == nullptr || cfg.lanes < 2 * parts) return cudaErrorInvalidValue;
-  // Tensor copies where the configuration asks for them and B qualifies (row-major, 16-byte
-  // aligned rows); otherwise (e.g. a column-major B at execute) the threads copy B.
-  CUtensorMap map;
-  std::memset(&map, 0, sizeof(map));
-  size_t smem = static_cast<size_t>(slot_stage_bytes(a.k, cfg.nt, elem));
-  if (cfg.cluster > 0 && a.k > 0) {
-    sp.box_rows = slot_tma_box_rows(a.k);
-    if (encode_b_map(&map, a, cfg.nt, sp.box_rows)) {
-      sp.cluster = cfg.cluster;
-      sp.boxes = static_cast<int>((a.k + sp.box_rows - 1) / sp.box_rows);
-      smem = static_cast<size_t>(slot_stage_tma_bytes(a.k, cfg.nt, elem));
-    }
-  }
+  const size_t smem = static_cast<size_t>(slot_stage_bytes(a.k, cfg.nt, elem));
   const int64_t rows_per_pass = threads >> sp.lanes_log2;
   const int64_t row_blocks = (a.m + rows_per_pass - 1) / rows_per_pass;
-  int64_t blocks = 0;
-  if (sp.cluster > 1) {
-    // Whole clusters, as many as fit at once, shared by the chunks; no more than rows need.
-    const int clusters = resident_clusters(fn, threads, smem, sp.cluster);
-    if (clusters < 1) return cudaErrorInvalidConfiguration;
-    int64_t per_chunk = clusters / static_cast<int64_t>(chunks);
-    const int64_t need = (row_blocks + sp.cluster - 1) / sp.cluster;
-    per_chunk = per_chunk < 1 ? 1 : (per_chunk > need ? need : per_chunk);
-    blocks = per_chunk * sp.cluster;
-  } else {
-    // As many blocks as fit on the GPU at once (each stages B once), no more than rows need.
-    const int per_sm = detail::resident_blocks(reinterpret_cast<const void*>(fn), threads, smem);
-    if (per_sm < 1) return cudaErrorInvalidConfiguration;
-    blocks = static_cast<int64_t>(per_sm) * (a.sm_count > 0 ? a.sm_count : 1) / chunks;
-    blocks = blocks < 1 ? 1 : (blocks > row_blocks ? row_blocks : blocks);
-  }
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(blocks), chunks, 1);
-  config.blockDim = dim3(static_cast<unsigned>(threads), 1, 1);
-  config.dynamicSmemBytes = smem;
-  config.stream = stream;
-  cudaLaunchAttribute attr[1];
-  if (sp.cluster > 1) {
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = static_cast<unsigned>(sp.cluster);
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    config.attrs = attr;
-    config.numAttrs = 1;
-  }
-  return cudaLaunchKernelEx(&config, fn, a, sp, map);
+  // As many blocks as fit on the GPU at once (each stages B once), no more than rows need.
+  const int per_sm = detail::resident_blocks(reinterpret_cast<const void*>(fn), threads, smem);
+  if (per_sm < 1) return cudaErrorInvalidConfiguration;
+  int64_t blocks = static_cast<int64_t>(per_sm) * (a.sm_count > 0 ? a.sm_count : 1) / chunks;
+  blocks = blocks < 1 ? 1 : (blocks > row_blocks ? row_blocks : blocks);
+  fn<<<dim3(static_cast<unsigned>(blocks), chunks, 1), threads, smem, stream>>>(a, sp);
+  return cudaGetLastError();
 }
 
 cudaError_t load_slot_staged(bool half, bool index16, size_t smem_optin) {
