@@ -338,7 +338,10 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
 
   // Candidates: the choice for this shape first (the plan runs it), then every other tile that
   // fits, and the chosen tile without split-K when the choice splits.
-  knm::Choice choice = knm::choose_tile(dims.rows, n_cols, staging.stages, sm_count, fits);
+  // Non-packed plans on sm_90 run the tensor-copy kernel, where the Wide tile is the fastest
+  // 128 x 128 tile (config.hpp: tile_efficiency).
+  knm::Choice choice =
+      knm::choose_tile(dims.rows, n_cols, staging.stages, sm_count, fits, bulk && !packing);
   const int forced_tile = env_tile();
   if (forced_tile >= 0 && fits[forced_tile]) choice.tile = static_cast<TileId>(forced_tile);
   const int64_t forced_split = env_int("SPX_NM_FORCE_SPLIT", 0);
@@ -364,7 +367,8 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
     mine.w_s_packed = 0;
   const plan::NmPackingDecision d = plan::nm_decide_packing(mine, model);
   const double clk_per_slot =
-      (packing ? d.clk_per_slot_packed : d.clk_per_slot_plain) / t.efficiency;
+      (packing ? d.clk_per_slot_packed : d.clk_per_slot_plain) /
+      knm::tile_efficiency(t, bulk && !packing);
   const double blocks = std::ceil(static_cast<double>(dims.rows) / t.bm) *
                         std::ceil(static_cast<double>(n_cols) / t.bn);
   const double sms = std::max(1, sm_count);

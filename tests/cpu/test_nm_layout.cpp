@@ -366,4 +366,13 @@ TEST_CASE("NM tile choice by shape", "[nm][config]") {
   // Only the small tile fits.
   const bool small_only[knm::kTileCount] = {true, false, false, false, false};
   CHECK(knm::choose_tile(4096, 4096, 128, 132, small_only).tile == knm::TileId::Small);
+  // 128 x 128 tiles: Huge on the cp.async kernel, Wide (8 x 16 threads) on sm_90's tensor-copy
+  // kernel; Huge again where Wide does not fit.
+  CHECK(knm::choose_tile(4096, 4096, 128, 132, all, false).tile == knm::TileId::Huge);
+  CHECK(knm::choose_tile(4096, 4096, 128, 132, all, true).tile == knm::TileId::Wide);
+  const bool no_wide[knm::kTileCount] = {true, true, true, true, false};
+  CHECK(knm::choose_tile(4096, 4096, 128, 132, no_wide, true).tile == knm::TileId::Huge);
+  // Small outputs keep the small tiles' utilization on either kernel.
+  CHECK(knm::choose_tile(256, 256, 128, 132, all, true).tile ==
+        knm::choose_tile(256, 256, 128, 132, all, false).tile);
 }

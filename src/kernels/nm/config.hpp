@@ -212,12 +212,23 @@ inline int blocks_per_sm(const TileShape& t) {
   return t.threads >= 256 ? 2 : (t.threads >= 128 ? (t.tn >= 16 ? 2 : 3) : 6);
 }
 
+/// A tile's efficiency for the kernel that will run it. On the sm_90 tensor-copy kernel (no
+/// per-thread copies, no block barrier) the 8 x 16 Wide tile is the fastest 128 x 128 tile since
+/// the inner loop went to 16-bit row loads: H100, 4096^3 against Huge in the same call, 1.89x /
+/// 2.43x / 3.50x / 6.22x cuBLAS SGEMM against 1.78x / 2.30x / 3.33x / 5.91x row-major, 1.82x /
+/// 2.30x / 3.25x / 5.42x against 1.71x / 2.19x / 3.09x / 5.16x column-major (+5-7 %). On the
+/// cp.async kernel it was measured slower (2 warps per scheduler hide less of its copies).
+inline double tile_efficiency(const TileShape& t, bool tensor_copies) {
+  return tensor_copies && t.id == TileId::Wide ? 1.05 : t.efficiency;
+}
+
 /// THE choice of tile and split by shape. Among the tiles that fit (`fits[id]`), score =
-/// efficiency x utilization of the SMs (blocks over whole waves, ceil-quantized); the best wins.
+/// efficiency (tile_efficiency: `tensor_copies` says the plan runs the sm_90 tensor-copy kernel)
+/// x utilization of the SMs (blocks over whole waves, ceil-quantized); the best wins.
 /// When even the best leaves most SMs idle (fewer blocks than half the SMs' slots) and there are
 /// enough stages, split the reduction over more blocks (at most 16, at least 2 stages each).
 inline Choice choose_tile(int64_t m, int64_t n, int64_t stages, int sm_count,
-                          const bool fits[kTileCount]) {
+                          const bool fits[kTileCount], bool tensor_copies = false) {
   Choice best;
   double best_score = -1.0;
   for (int i = kTileCount - 1; i >= 0; --i) {
@@ -227,7 +238,7 @@ inline Choice choose_tile(int64_t m, int64_t n, int64_t stages, int sm_count,
     const int64_t slots = static_cast<int64_t>(sm_count > 0 ? sm_count : 1) * blocks_per_sm(t);
     const int64_t waves = (blocks + slots - 1) / slots;
     const double utilization = waves > 0 ? static_cast<double>(blocks) / (waves * slots) : 0.0;
-    const double score = t.efficiency * utilization;
+    const double score = tile_efficiency(t, tensor_copies) * utilization;
     if (score > best_score * 1.0001) {
       best_score = score;
       best.tile = t.id;
