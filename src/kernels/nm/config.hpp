@@ -92,21 +92,28 @@ struct TileShape {
   const char* name;
   int bm, bn, tm, tn, threads;
   /// Relative FFMA efficiency of the thread tile (8x8 outer product: 64 FFMA per 4 LDS.128;
-  /// 8x4 / 4x8: 32 per 3; 4x4: 16 per 2), used to rank tiles of equal utilization.
+  /// 8x4 / 4x8: 32 per 3; 4x4: 16 per 2), used to rank tiles of equal utilization: on the
+  /// cp.async kernel, and on sm_90's tensor-copy kernel (no per-thread copies, no block barrier),
+  /// where the 8 x 16 Wide tile is the fastest 128 x 128 tile since the inner loop went to 16-bit
+  /// row loads: H100, 4096^3, in one call, 1.89x / 2.43x / 3.50x / 6.22x cuBLAS SGEMM against
+  /// Huge's 1.78x / 2.30x / 3.33x / 5.91x row-major, 1.82x / 2.30x / 3.25x / 5.42x against
+  /// 1.71x / 2.19x / 3.09x / 5.16x column-major. On the cp.async kernel Wide measured slower (2
+  /// warps per scheduler hide less of its copies).
   double efficiency;
+  double efficiency_tensor_copies;
 };
 
 constexpr TileShape kTiles[kTileCount] = {
     {TileId::Small, "small", SmallTile::kBM, SmallTile::kBN, SmallTile::kTM, SmallTile::kTN,
-     SmallTile::kThreads, 0.55},
+     SmallTile::kThreads, 0.55, 0.55},
     {TileId::Medium, "medium", MediumTile::kBM, MediumTile::kBN, MediumTile::kTM, MediumTile::kTN,
-     MediumTile::kThreads, 0.75},
+     MediumTile::kThreads, 0.75, 0.75},
     {TileId::Large, "large", LargeTile::kBM, LargeTile::kBN, LargeTile::kTM, LargeTile::kTN,
-     LargeTile::kThreads, 0.93},
+     LargeTile::kThreads, 0.93, 0.93},
     {TileId::Huge, "huge", HugeTile::kBM, HugeTile::kBN, HugeTile::kTM, HugeTile::kTN,
-     HugeTile::kThreads, 1.0},
+     HugeTile::kThreads, 1.0, 1.0},
     {TileId::Wide, "wide", WideTile::kBM, WideTile::kBN, WideTile::kTM, WideTile::kTN,
-     WideTile::kThreads, 0.97},
+     WideTile::kThreads, 0.97, 1.05},
 };
 
 inline const TileShape& tile_shape(TileId id) {
@@ -212,14 +219,10 @@ inline int blocks_per_sm(const TileShape& t) {
   return t.threads >= 256 ? 2 : (t.threads >= 128 ? (t.tn >= 16 ? 2 : 3) : 6);
 }
 
-/// A tile's efficiency for the kernel that will run it. On the sm_90 tensor-copy kernel (no
-/// per-thread copies, no block barrier) the 8 x 16 Wide tile is the fastest 128 x 128 tile since
-/// the inner loop went to 16-bit row loads: H100, 4096^3 against Huge in the same call, 1.89x /
-/// 2.43x / 3.50x / 6.22x cuBLAS SGEMM against 1.78x / 2.30x / 3.33x / 5.91x row-major, 1.82x /
-/// 2.30x / 3.25x / 5.42x against 1.71x / 2.19x / 3.09x / 5.16x column-major (+5-7 %). On the
-/// cp.async kernel it was measured slower (2 warps per scheduler hide less of its copies).
+/// A tile's efficiency for the kernel that will run it (`tensor_copies`: sm_90's tensor-copy
+/// kernel).
 inline double tile_efficiency(const TileShape& t, bool tensor_copies) {
-  return tensor_copies && t.id == TileId::Wide ? 1.05 : t.efficiency;
+  return tensor_copies ? t.efficiency_tensor_copies : t.efficiency;
 }
 
 /// THE choice of tile and split by shape. Among the tiles that fit (`fits[id]`), score =
