@@ -237,13 +237,7 @@ TEST_CASE("configuration rule: B is staged in shared memory when its chunk fits"
 
 TEST_CASE("configuration rule: decode chunks of 16-byte rows, lanes for one pass, staging candidates",
           "[ell]") {
-  ek::EllShape s;
-  s.m = 4096;
-  s.k = 4096;
-  s.n = 16;
-  s.width = 820;
-  s.value_bytes = 2;
-  s.smem_optin = 232448;
+  ek::EllShape s = paper_shape(4096, 4096, 16, 0.8, 2);
   // fp16 n = 16: NT 16 fits (128 KiB) but NT 8 has 16-byte rows and two chunks.
   CHECK(ek::slot_staged_fit_nt_for(s) == 16);
   CHECK(ek::slot_staged_nt_for(s) == 8);
