@@ -131,6 +131,9 @@ namespace detail {
 /// occupancy query, cached per (kernel, threads, bytes): it is not free, and spxSpMM's host path
 /// is what decode shapes wait on).
 int resident_blocks(const void* kernel, int threads, size_t smem);
+/// Loads `kernel` now (cudaFuncGetAttributes; otherwise its module loads lazily, on the first
+/// execute) and, when `smem_optin` > 0, lets it use that many bytes of dynamic shared memory.
+cudaError_t load_kernel(const void* kernel, size_t smem_optin);
 }  // namespace detail
 
 // Per-kernel launchers (spmm_slot*.cu, spmm_row*.cu), dispatched by spmm() in spmm_launch.cu.

@@ -31,6 +31,15 @@ int resident_blocks(const void* kernel, int threads, size_t smem) {
   return blocks;
 }
 
+cudaError_t load_kernel(const void* kernel, size_t smem_optin) {
+  cudaFuncAttributes attr;
+  cudaError_t err = cudaFuncGetAttributes(&attr, kernel);
+  if (err == cudaSuccess && smem_optin > 0)
+    err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(smem_optin));
+  return err;
+}
+
 }  // namespace detail
 
 namespace {

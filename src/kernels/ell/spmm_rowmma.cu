@@ -354,14 +354,8 @@ cudaError_t launch_row_mma(const SpmmArgs& a, const EllConfig& cfg, const void* 
 
 cudaError_t load_row_mma(bool half, bool index16, size_t smem_optin) {
   if (!half) return cudaSuccess;
-  for (const void* fn : {kernel_of<1>(index16), kernel_of<4>(index16)}) {
-    cudaFuncAttributes attr;
-    cudaError_t err = cudaFuncGetAttributes(&attr, fn);
-    if (err == cudaSuccess && smem_optin > 0)
-      err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 static_cast<int>(smem_optin));
-    if (err != cudaSuccess) return err;
-  }
+  for (const void* fn : {kernel_of<1>(index16), kernel_of<4>(index16)})
+    if (const cudaError_t err = detail::load_kernel(fn, smem_optin); err != cudaSuccess) return err;
   return cudaSuccess;
 }
 

@@ -191,13 +191,7 @@ cudaError_t launch_row_staged(const SpmmArgs& a, const EllConfig& cfg, const voi
 }
 
 cudaError_t load_row_staged(bool half, bool index16, size_t smem_optin) {
-  const void* fn = kernel_of(half, index16);
-  cudaFuncAttributes attr;
-  cudaError_t err = cudaFuncGetAttributes(&attr, fn);
-  if (err == cudaSuccess && smem_optin > 0)
-    err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               static_cast<int>(smem_optin));
-  return err;
+  return detail::load_kernel(kernel_of(half, index16), smem_optin);
 }
 
 }  // namespace spx::kernels::ell

@@ -352,18 +352,13 @@ struct StagedKernels {
       default: return staged_threads<T, 16>();
     }
   }
-  static cudaError_t set_smem(Fn fn, size_t smem_optin) {
-    cudaFuncAttributes attr;
-    cudaError_t err = cudaFuncGetAttributes(&attr, fn);
-    if (err == cudaSuccess && smem_optin > 0)
-      err = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 static_cast<int>(smem_optin));
-    return err;
-  }
   static cudaError_t load(size_t smem_optin) {
     for (int nt : kSlotNts)
-      if (const cudaError_t err = set_smem(pick(nt, 1), smem_optin); err != cudaSuccess) return err;
-    return set_smem(pick(2 * kPartNt, 2), smem_optin);
+      if (const cudaError_t err =
+              detail::load_kernel(reinterpret_cast<const void*>(pick(nt, 1)), smem_optin);
+          err != cudaSuccess)
+        return err;
+    return detail::load_kernel(reinterpret_cast<const void*>(pick(2 * kPartNt, 2)), smem_optin);
   }
 };
 
