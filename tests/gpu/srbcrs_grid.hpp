@@ -32,11 +32,12 @@ inline FormatSpec format_for(int64_t v) { return v == 0 ? csr_spec() : bcrs_spec
 /// `seed + 1`, ...). Shape and ld padding rotate with the variant number so that every 64
 /// variants see each of the 8 shapes with each padding and each pair of the orders the body
 /// derives from `variant` (padding: < 0 rounds pitches up to 16 bytes, else that many elements).
-/// body(rng, pair, format, output, dims, pad, variant).
+/// body(rng, pair, format, output, dims, pad, variant); a "pair" is whatever `pairs` holds
+/// (a TypePair, or a suite's own type description).
 template <class Pairs, class Body>
 void rotating_grid(uint64_t seed, const Pairs& pairs, const Dims (&dims)[8], Body&& body) {
   int variant = 0;
-  for (const TypePair& tp : pairs)
+  for (const auto& tp : pairs)
     for (int64_t v : {0, 1, 2, 4, 8})
       for (spxDataType_t out : kOutputs)
         for (int rep = 0; rep < 2; ++rep) {

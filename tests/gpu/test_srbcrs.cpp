@@ -570,24 +570,23 @@ Case make_emul_case(Rng& rng, const FormatSpec& f, TypePair tp, bool twelve_bit,
 TEST_CASE("SR-BCRS emulated L16-R16, L16-R8, L16-R4, L12-R4: every V, format, output, order",
           "[srbcrs][emulated]") {
   UniqueHandle h = make_handle();
-  uint64_t seed = 61000;
-  int variant = 0;
+  // Every emulated pair with 16-bit A values, then L12-R4 (12-bit A values) for the 4-bit Bs.
+  struct EmulTypes {
+    TypePair tp;
+    bool twelve_bit;
+  };
+  std::vector<EmulTypes> types;
   for (const TypePair& tp : kEmulPairs)
-    for (bool twelve_bit : {false, true}) {
-      if (twelve_bit && spx::dtype::bits(tp.b) != 4) continue;  // L12-R4 (4I and 4U B)
-      for (int64_t v : {0, 1, 2, 4, 8})
-        for (spxDataType_t out : kOutputs)
-          for (int rep = 0; rep < 2; ++rep) {
-            Rng rng(seed++);
-            const Dims& d = kDims[(variant + variant / 8) % 8];
-            const int64_t pad = variant % 2 == 0 ? -1 : (variant % 5 == 2 ? 3 : 0);
-            const spxOrder_t bo = (variant / 2) % 2 ? SPX_ORDER_COL : SPX_ORDER_ROW;
-            const spxOrder_t co = (variant / 4) % 2 ? SPX_ORDER_COL : SPX_ORDER_ROW;
-            run_case(h.get(), make_emul_case(rng, format_for(v), tp, twelve_bit, out, d, bo, co,
-                                             variant, pad));
-            ++variant;
-          }
-    }
+    for (bool twelve_bit : {false, true})
+      if (!twelve_bit || spx::dtype::bits(tp.b) == 4) types.push_back({tp, twelve_bit});
+  rotating_grid(61000, types, kDims,
+                [&](Rng& rng, const EmulTypes& t, const FormatSpec& f, spxDataType_t out,
+                    const Dims& d, int64_t pad, int variant) {
+                  const spxOrder_t bo = (variant / 2) % 2 ? SPX_ORDER_COL : SPX_ORDER_ROW;
+                  const spxOrder_t co = (variant / 4) % 2 ? SPX_ORDER_COL : SPX_ORDER_ROW;
+                  run_case(h.get(), make_emul_case(rng, f, t.tp, t.twelve_bit, out, d, bo, co,
+                                                   variant, pad));
+                });
 }
 
 TEST_CASE("SR-BCRS emulated: extremes (-32768, 32767, the 12-bit ends), exact in int32",
