@@ -339,9 +339,10 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
   // Candidates: the choice for this shape first (the plan runs it), then every other tile that
   // fits, and the chosen tile without split-K when the choice splits.
   // Non-packed plans on sm_90 run the tensor-copy kernel, where the Wide tile is the fastest
-  // 128 x 128 tile (config.hpp: tile_efficiency).
+  // 128 x 128 tile (config.hpp: TileShape::efficiency_tensor_copies).
+  const bool tensor_copies = bulk && !packing;
   knm::Choice choice =
-      knm::choose_tile(dims.rows, n_cols, staging.stages, sm_count, fits, bulk && !packing);
+      knm::choose_tile(dims.rows, n_cols, staging.stages, sm_count, fits, tensor_copies);
   const int forced_tile = env_tile();
   if (forced_tile >= 0 && fits[forced_tile]) choice.tile = static_cast<TileId>(forced_tile);
   const int64_t forced_split = env_int("SPX_NM_FORCE_SPLIT", 0);
@@ -368,7 +369,7 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
   const plan::NmPackingDecision d = plan::nm_decide_packing(mine, model);
   const double clk_per_slot =
       (packing ? d.clk_per_slot_packed : d.clk_per_slot_plain) /
-      knm::tile_efficiency(t, bulk && !packing);
+      knm::tile_efficiency(t, tensor_copies);
   const double blocks = std::ceil(static_cast<double>(dims.rows) / t.bm) *
                         std::ceil(static_cast<double>(n_cols) / t.bn);
   const double sms = std::max(1, sm_count);
