@@ -207,7 +207,7 @@ TEST_CASE("configuration rule: B is staged in shared memory when its chunk fits"
   s.smem_optin = 232448;  // sm_90 opt-in
   ek::EllConfig c = ek::choose_config(s);
   CHECK(c.stage_b);  // 4096 x 8 fp16 = 64 KiB
-  CHECK(ek::slot_stage_bytes(s.k, c.nt, 2) == 4096 * 8 * 2);
+  CHECK(ek::slot_stage_bytes(s.k, c.nt, 2) == (4096 + 1) * 8 * 2);  // and the zero row
   CHECK(c.nt == 8);
   s.k = 11008;
   s.n = 16;  // 11008 x 16 fp16 = 344 KiB does not fit: two chunks of 8 columns (172 KiB)

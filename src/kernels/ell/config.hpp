@@ -107,9 +107,10 @@ struct EllShape {
   bool all_dense_candidates = false;
 };
 
-/// Shared-memory bytes of a staged B chunk (k x nt elements).
+/// Shared-memory bytes of a staged B chunk (k x nt elements) and one zero row (k), where the
+/// padding slots of a row's last step gather.
 inline int64_t slot_stage_bytes(int64_t k, int nt, int value_bytes) {
-  return k * nt * value_bytes;
+  return (k + 1) * nt * value_bytes;
 }
 /// Whether SlotSplit can stage B's chunk of nt columns in shared memory.
 inline bool slot_stage_fits(const EllShape& s, int nt) {

@@ -14,10 +14,12 @@
 //   * the G lane sums meet in a reduce-scatter (each shuffle level halves the columns a lane
 //     holds): NT/2 + NT/4 + ... shuffles per lane instead of NT per level.
 // Rows start 8-slot aligned (the plan's row pitch), so every lane reads whole 16-byte vectors.
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/common/cp_async.cuh"
 #include "kernels/ell/device.cuh"
 
 namespace spx::kernels::ell {
@@ -100,7 +102,7 @@ __device__ __forceinline__ void load_staged(const unsigned char* bs, uint32_t c,
 /// columns past ncols. b_vec: row-major B whose chunk rows are whole aligned 16-byte pieces.
 template <class T, int NT>
 __device__ __forceinline__ void stage_b_chunk(const SpmmArgs& a, int64_t n0, int ncols, bool b_vec,
-                                              bool rotate, unsigned char* bs) {
+                                              bool rotate, bool async, unsigned char* bs) {
   const T* B = static_cast<const T*>(a.B.ptr);
   const int64_t ld = a.B.ld;
   constexpr int kRowBytes = staged_row_bytes<T, NT>();
@@ -111,7 +113,21 @@ __device__ __forceinline__ void stage_b_chunk(const SpmmArgs& a, int64_t n0, int
     // Each block starts at its own place in the chunk (rot): all SMs stage the same bytes at
     // once, and starting together they would all ask the same L2 lines at the same time.
     const int64_t rot = rotate ? (static_cast<int64_t>(blockIdx.x) * 61 % 128) * total / 128 : 0;
-    // 8 loads in flight per thread: 512 threads stage 4096 x 32 B in two L2 round trips.
+    if (async) {
+      // cp.async: every piece of the thread in flight at once, no registers (a load + store
+      // loop compiles to one L2 round trip per piece: the store waits for its load and the next
+      // load reuses the registers).
+      for (int64_t it = threadIdx.x; it < total; it += blockDim.x) {
+        const int64_t i = it + rot < total ? it + rot : it + rot - total;
+        const int64_t c = i / kPieces;
+        const int q = static_cast<int>(i % kPieces);
+        cp_async16(bs + staged_element<T, NT>(static_cast<uint32_t>(c), q * kPer),
+                   B + c * ld + n0 + q * kPer, 16);
+      }
+      cp_async_commit();
+      cp_async_wait<0>();
+      return;
+    }
 #pragma unroll 8
     for (int64_t it = threadIdx.x; it < total; it += blockDim.x) {
       const int64_t i = it + rot < total ? it + rot : it + rot - total;
@@ -237,6 +253,7 @@ struct StageParams {
   int lanes_log2 = 4;
   bool b_vec = false;   ///< threads: 16-byte pieces of row-major B
   bool rotate = true;   ///< threads: each block starts the copy at its own offset
+  bool async = true;    ///< b_vec: the copy by cp.async (else 16-byte loads and stores)
 };
 
 /// NT: accumulators per lane; kParts: column parts of the staged chunk (kParts x NT columns), the
@@ -245,8 +262,20 @@ template <class T, class I, int NT, int kParts>
 __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
     slot_split_staged_kernel(SpmmArgs a, StageParams sp) {
   extern __shared__ __align__(16) unsigned char bs[];
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // Programmatic dependent launch (when the launch allows it; no-ops otherwise): let the next
+  // kernel of the stream launch now (its blocks start as ours exit instead of after the launch
+  // latency), and touch no memory before the previous kernel of the stream has completed.
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   const int lanes_log2 = sp.lanes_log2;
   constexpr int kRowNt = NT * kParts;
+  // fp16 values with 16-bit indices, NT <= 8 (the decode cases): the row loop unrolled by two,
+  // padding through the zero row. The wider raw slots of fp32 / 32-bit indices spilled (16-80 B
+  // of stack at 64 registers) with that loop, and NT = 16 put its accumulators in local memory:
+  // they keep the swap and the slot-by-slot last step.
+  constexpr bool kUnrollTwo = sizeof(T) == 2 && sizeof(I) == 2 && NT <= 8;
   constexpr int kPartLog2 = kParts == 2 ? 1 : 0;
   static_assert(kParts == 1 || kParts == 2, "one or two column parts");
   const int64_t n0 = static_cast<int64_t>(blockIdx.y) * kRowNt;
@@ -257,7 +286,7 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
   const int slot_lanes_log2 = lanes_log2 - kPartLog2;
   const int slot_lanes = 1 << slot_lanes_log2;
   const int lane_in_row = threadIdx.x & (lanes - 1);
-  const int part = lane_in_row >> slot_lanes_log2;
+  const int part = kParts == 1 ? 0 : lane_in_row >> slot_lanes_log2;
   const int sub = lane_in_row & (slot_lanes - 1);
   const int64_t rows_per_pass = blockDim.x >> lanes_log2;
   const int64_t pass_stride = static_cast<int64_t>(gridDim.x) * rows_per_pass;
@@ -276,7 +305,11 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
     if (first < a.stride) cur.load(values + at, indices + at);
     if (first + step < a.stride) next.load(values + at + step, indices + at + step);
   }
-  stage_b_chunk<T, kRowNt>(a, n0, ncols, sp.b_vec, sp.rotate, bs);
+  stage_b_chunk<T, kRowNt>(a, n0, ncols, sp.b_vec, sp.rotate, sp.async, bs);
+  // Row k of the staged chunk is zero: where padding slots of a row's last step gather.
+  const uint32_t zero_row = static_cast<uint32_t>(a.k);
+  for (int j = threadIdx.x; j < kRowNt; j += blockDim.x)
+    *reinterpret_cast<T*>(bs + staged_element<T, kRowNt>(zero_row, j)) = T(0.0f);
   __syncthreads();
 
   // Persistent: every thread runs the same passes (the whole warp reaches the shuffles).
@@ -289,23 +322,58 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
     for (int j = 0; j < NT; ++j) acc[j] = 0.0f;
     const T* vals = values + row * a.stride;
     const I* idx = indices + row * a.stride;
-    for (int p = first; p < len; p += step) {
-      float v[kSlotVector];
-      uint32_t c[kSlotVector];
-      cur.unpack(v, c);
-      // Two steps in flight: cur's registers take the step after next before the gathers.
-      if (p + 2 * step < len) cur.load(vals + p + 2 * step, idx + p + 2 * step);
-      if (p + kSlotVector <= len) {
+    if constexpr (kUnrollTwo) {
+      // One step: the 8 slots at p, held raw in `raw`, which then takes the slots at p + 2 step
+      // (two steps in flight). The row's last, partial step points its padding slots at the
+      // staged zero row (k): every step runs the same straight-line gathers, no divergent
+      // slot-by-slot path (which ran besides the full one in the warp's last step: ~20 % of the
+      // row loop's instructions at 4096^2 x 8, 80 %).
+      // The slots two steps ahead of this lane, advanced by a step per step (recomputing
+      // row * stride + p cost ~14 instructions of 64-bit arithmetic per step).
+      const T* vahead = vals + first + 2 * step;
+      const I* iahead = idx + first + 2 * step;
+      auto step_at = [&](RawSlots<T, I>& raw, int p) {
+        float v[kSlotVector];
+        uint32_t c[kSlotVector];
+        raw.unpack(v, c);
+        if (p + 2 * step < len) raw.load(vahead, iahead);
+        vahead += step;
+        iahead += step;
+        if (p + kSlotVector > len) {
 #pragma unroll
-        for (int e = 0; e < kSlotVector; ++e) gather_staged<T, NT, kRowNt>(acc, bs, part, v[e], c[e]);
-      } else {
+          for (int e = 0; e < kSlotVector; ++e)
+            if (p + e >= len) c[e] = zero_row;
+        }
 #pragma unroll
         for (int e = 0; e < kSlotVector; ++e)
-          if (p + e < len) gather_staged<T, NT, kRowNt>(acc, bs, part, v[e], c[e]);
+          gather_staged<T, NT, kRowNt>(acc, bs, part, v[e], c[e]);
+      };
+      // Unrolled by two so cur and next keep their registers (a swap cost ~20 moves per step).
+      for (int p = first; p < len; p += 2 * step) {
+        step_at(cur, p);
+        if (p + step >= len) break;
+        step_at(next, p + step);
       }
-      const RawSlots<T, I> t = cur;
-      cur = next;
-      next = t;
+    } else {
+      for (int p = first; p < len; p += step) {
+        float v[kSlotVector];
+        uint32_t c[kSlotVector];
+        cur.unpack(v, c);
+        // Two steps in flight: cur's registers take the step after next before the gathers.
+        if (p + 2 * step < len) cur.load(vals + p + 2 * step, idx + p + 2 * step);
+        if (p + kSlotVector <= len) {
+#pragma unroll
+          for (int e = 0; e < kSlotVector; ++e)
+            gather_staged<T, NT, kRowNt>(acc, bs, part, v[e], c[e]);
+        } else {
+#pragma unroll
+          for (int e = 0; e < kSlotVector; ++e)
+            if (p + e < len) gather_staged<T, NT, kRowNt>(acc, bs, part, v[e], c[e]);
+        }
+        const RawSlots<T, I> t = cur;
+        cur = next;
+        next = t;
+      }
     }
     // The next pass's first two steps, requested before this row's overflow and reduction.
     const int64_t next_row = row + pass_stride;
@@ -374,6 +442,40 @@ bool rotate_staging() {
   return on;
 }
 
+/// Whether the thread copy of B (16-byte pieces) goes through cp.async: where the chunk is B's
+/// whole rows (ld == NT, one contiguous block), measured faster (fp16 4096^2 x 8, 80 / 90 %:
+/// 11.4 / 8.3 us -> 10.5 / 7.6); where the chunk is half of each row (4096^2 x 16, two chunks of
+/// 8 columns) measured slower (15.3 / 11.7 -> 18.4 / 14.7 us), so the 16-byte loads and stores
+/// stay there. SPX_ELL_STAGE_ASYNC=0 / 1 forces either (measurements).
+bool async_staging(bool whole_rows) {
+  static const int forced = [] {
+    const char* v = std::getenv("SPX_ELL_STAGE_ASYNC");
+    return v == nullptr ? -1 : std::strcmp(v, "0") != 0 ? 1 : 0;
+  }();
+  return forced >= 0 ? forced == 1 : whole_rows;
+}
+
+/// Whether the staged SlotSplit launches with programmatic dependent launch: sm_90 and later
+/// (griddepcontrol), unless SPX_ELL_PDL=0.
+bool dependent_launch() {
+  static const bool env_on = [] {
+    const char* v = std::getenv("SPX_ELL_PDL");
+    return v == nullptr || std::strcmp(v, "0") != 0;
+  }();
+  if (!env_on) return false;
+  constexpr int kMaxDevices = 64;
+  static std::atomic<int> major[kMaxDevices] = {};  // 0: not asked yet
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) return false;
+  int cc = major[dev].load(std::memory_order_relaxed);
+  if (cc == 0) {
+    if (cudaDeviceGetAttribute(&cc, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
+      return false;
+    major[dev].store(cc, std::memory_order_relaxed);
+  }
+  return cc >= 9;
+}
+
 }  // namespace
 
 cudaError_t launch_slot_staged(const SpmmArgs& a, const EllConfig& cfg, cudaStream_t stream) {
@@ -386,6 +488,7 @@ cudaError_t launch_slot_staged(const SpmmArgs& a, const EllConfig& cfg, cudaStre
   sp.b_vec = a.B.order == SPX_ORDER_ROW && cfg.nt * elem >= 16 && a.n % cfg.nt == 0 &&
              aligned16(a.B.ptr) && (a.B.ld * elem) % 16 == 0;
   sp.rotate = rotate_staging();
+  sp.async = async_staging(a.B.ld == cfg.nt);
   const unsigned chunks = static_cast<unsigned>((a.n + cfg.nt - 1) / cfg.nt);
   const int parts = cfg.col_parts;
   Fn fn;
@@ -408,7 +511,21 @@ cudaError_t launch_slot_staged(const SpmmArgs& a, const EllConfig& cfg, cudaStre
   if (per_sm < 1) return cudaErrorInvalidConfiguration;
   int64_t blocks = static_cast<int64_t>(per_sm) * (a.sm_count > 0 ? a.sm_count : 1) / chunks;
   blocks = blocks < 1 ? 1 : (blocks > row_blocks ? row_blocks : blocks);
-  fn<<<dim3(static_cast<unsigned>(blocks), chunks, 1), threads, smem, stream>>>(a, sp);
+  const dim3 grid(static_cast<unsigned>(blocks), chunks, 1);
+  if (dependent_launch()) {
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t lc{};
+    lc.gridDim = grid;
+    lc.blockDim = dim3(static_cast<unsigned>(threads), 1, 1);
+    lc.dynamicSmemBytes = smem;
+    lc.stream = stream;
+    lc.attrs = attr;
+    lc.numAttrs = 1;
+    return cudaLaunchKernelEx(&lc, fn, a, sp);
+  }
+  fn<<<grid, threads, smem, stream>>>(a, sp);
   return cudaGetLastError();
 }
 
