@@ -57,6 +57,18 @@ ref::Expected dense_mma_expectation(const ref::Expected& e, bool fp32) {
   return w;
 }
 
+/// SlotMma (the decode kernel on tensor cores, fp16): every product a b of fp16 operands is exact
+/// in fp32 (11 x 11 significant bits), and each mma adds a row's 8 products of one position set
+/// to the fp32 accumulator with the tensor core's truncating alignment: as DenseMma's fp16 bound,
+/// at most 4 units of 2^-24 of the running magnitude per mma that holds a stored entry (<= terms
+/// mmas). Then fp32 adds: the two accumulator chains (1), the S <= 16 warps' partial sums (15),
+/// and the HYB overflow's FFMAs (within the terms already counted): T = 4 terms + 16.
+ref::Expected slot_mma_expectation(const ref::Expected& e) {
+  ref::Expected w = e;
+  for (int32_t& t : w.terms) t = 4 * t + 16;
+  return w;
+}
+
 /// Analyzes and runs one case; checks the result, C's guards and the plan info. Returns the info.
 spxPlanInfo_t run_case(spxHandle_t h, const Case& c, const ref::Expected& e, const RunOptions& o) {
   const std::string what = c.what + (o.candidate >= 0 ? ", candidate " + std::to_string(o.candidate) : "") +
@@ -108,8 +120,10 @@ spxPlanInfo_t run_case(spxHandle_t h, const Case& c, const ref::Expected& e, con
   device_sync();
   const HostDense got = download(C, c_init);
   const bool dense = std::string(info.config).find("dense_mma") != std::string::npos;
+  const bool slot_mma = std::string(info.config).find("slot_mma") != std::string::npos;
   const CheckResult r = check_dense_output(
-      got, c_init, dense ? dense_mma_expectation(e, c.A.type == SPX_R_32F) : e);
+      got, c_init,
+      dense ? dense_mma_expectation(e, c.A.type == SPX_R_32F) : slot_mma ? slot_mma_expectation(e) : e);
   INFO(r.report);
   CHECK(r.ok);
   CHECK(C.buf.tail_intact());
@@ -238,20 +252,26 @@ TEST_CASE("ELL: Inf / NaN in rows of B that A never references stay out of C, ev
           "[ell]") {
   // A sparse product never multiplies B's row c unless an entry of A sits in column c; the dense
   // tiles of DenseMma do (by zero), so its blocks that see a non-finite B value recompute slot by
-  // slot. A uses even columns only; B's odd rows are NaN / +Inf / -Inf.
+  // slot; the decode kernels must keep padding slots (column 0 in the plan) away from B. A uses
+  // even columns >= 2 only; B's odd rows and row 0 are NaN / +Inf / -Inf.
   UniqueHandle h = make_handle();
   uint64_t seed = 46000;
   for (const Types& t : kTypes)
-    for (int64_t n : {33, 130}) {
+    for (int64_t n : {8, 16, 33, 130}) {
+      // n = 8, 16: the decode kernels, whose padding slots of a row's last step gather a zero
+      // row (width 123: rows end mid-vector; the ELL width's last slots are padding).
       Rng rng(seed++);
       const int64_t m = 150, half_k = 300;
-      Case c = make_case(rng, false, m, half_k, n, 120, t, SPX_ORDER_ROW, SPX_ORDER_ROW, 1, 0);
+      Case c = make_case(rng, false, m, half_k, n, n <= 16 ? 123 : 120, t, SPX_ORDER_ROW,
+                         SPX_ORDER_ROW, 1, 0);
+      // Columns 2 i + 2: row 0 of B (where the plan's padding slots point) is non-finite too.
       for (int32_t& i : c.A.idx)
-        if (i >= 0) i *= 2;
-      c.A.cols = 2 * half_k;
-      c.B = random_dense(rng, 2 * half_k, n, n == 33 ? SPX_ORDER_ROW : SPX_ORDER_COL,
-                         operand_dist(t.in, 2 * half_k, t.out), 0);
-      for (int64_t r = 1; r < 2 * half_k; r += 2)
+        if (i >= 0) i = 2 * i + 2;
+      const int64_t k = 2 * half_k + 2;
+      c.A.cols = k;
+      c.B = random_dense(rng, k, n, n == 33 || n == 8 ? SPX_ORDER_ROW : SPX_ORDER_COL,
+                         operand_dist(t.in, k, t.out), 0);
+      for (int64_t r = 0; r < k; r += r == 0 ? 1 : 2)
         for (int64_t j = 0; j < n; ++j) {
           const int kind = static_cast<int>((r + j) % 3);
           const float f = kind == 0 ? std::numeric_limits<float>::quiet_NaN()
@@ -264,7 +284,7 @@ TEST_CASE("ELL: Inf / NaN in rows of B that A never references stay out of C, ev
             std::memcpy(c.B.data.data() + at * 2, &bits, 2);
           }
         }
-      c.what += " (A on even columns, B's odd rows non-finite)";
+      c.what += " (A on even columns >= 2, B's odd rows and row 0 non-finite)";
       run_all_candidates(h.get(), c);
     }
 }
