@@ -59,8 +59,10 @@ constexpr int kDenseMmaThreads = 256;
 
 enum class KernelKind { SlotSplit = 0, RowTile = 1, RowStaged = 2, RowMma = 3, DenseMma = 4, SlotMma = 5 };
 
-/// Threads per block of SlotMma (16 warps: a lane holds two 64-slot blocks of A in registers).
+/// Threads per block of SlotMma: 16 warps for 8 columns (a lane holds two 64-slot blocks of A in
+/// registers), 32 for 16 columns (the transposed product, 64 registers).
 constexpr int kSlotMmaThreads = 512;
+constexpr int kSlotMma16Threads = 1024;
 
 /// One kernel configuration: what spxSpMM_search chooses among.
 struct EllConfig {
@@ -186,11 +188,12 @@ inline int slot_staged_threads(int nt, int value_bytes, int parts = 1) {
 /// SlotMma (fp16 values, 16-bit indices, n <= 16): B's chunk of nt = 8 or 16 columns staged as
 /// nt / 8 planes of 16-byte rows (k + 1 rows: the last one zero) and the split sums of the 16
 /// warps (nt / 2 floats per lane).
+inline int slot_mma_threads(int nt) { return nt == 16 ? kSlotMma16Threads : kSlotMmaThreads; }
 inline int64_t slot_mma_smem_bytes(int64_t k, int nt) {
-  return (k + 1) * 16 * (nt / 8) + int64_t{kSlotMmaThreads} * (nt / 2) * 4;
+  return (k + 1) * 16 * (nt / 8) + int64_t{slot_mma_threads(nt)} * 4 * 4;
 }
 inline bool slot_mma_fits(const EllShape& s, int nt) {
-  return s.value_bytes == 2 && s.k > 0 && s.k <= 65536 && s.n <= 16 &&
+  return s.value_bytes == 2 && s.k > 0 && s.k < 65536 && s.n <= 16 &&
          slot_mma_smem_bytes(s.k, nt) <= s.smem_optin;
 }
 /// Columns per SlotMma chunk: 16 when n > 8 and two planes fit, else 8 (0: does not fit).
@@ -202,9 +205,10 @@ inline int slot_mma_nt_for(const EllShape& s) {
 /// chunk gets S warps of one pass of the grid (16 warps per SM), and no more than the row's
 /// 64-slot blocks (rounded up to a power of two).
 inline int slot_mma_splits_for(const EllShape& s, int nt) {
-  const int64_t groups = (s.m + 15) / 16 * ((s.n + nt - 1) / nt);
+  const int rows = nt == 16 ? 8 : 16;  // rows per group
+  const int64_t groups = (s.m + rows - 1) / rows * ((s.n + nt - 1) / nt);
   const int64_t blocks = (s.width + 7) / 8 * 8 / 64 + ((s.width + 7) / 8 * 8 % 64 != 0);
-  const int64_t warps = static_cast<int64_t>(s.sm_count) * (kSlotMmaThreads / kWarp);
+  const int64_t warps = static_cast<int64_t>(s.sm_count) * (slot_mma_threads(nt) / kWarp);
   int splits = 1;
   while (splits < 16 && groups * splits * 2 <= warps && splits < blocks) splits *= 2;
   return splits;

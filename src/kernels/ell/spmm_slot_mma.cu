@@ -296,9 +296,203 @@ __global__ void __launch_bounds__(kSlotMmaThreads, 1) slot_mma_kernel(SpmmArgs a
   }
 }
 
+/// nt = 16 (two planes): the transposed product, so one mma covers 16 slots x 16 columns:
+///
+///   D[16 columns x 8 rows] += G[16 columns x 16 k] * V[16 k x 8 rows]
+///
+/// G (the A operand) is one ldmatrix.x4.trans: matrices (row 2 p, plane 0), (row 2 p, plane 1),
+/// (row 2 p + 1, plane 0), (row 2 p + 1, plane 1), each the 8 slots of a position set. V (the B
+/// operand, two registers) is one-hot: k < 8 belong to row 2 p (lanes g = 2 p hold b0b1), k >= 8
+/// to row 2 p + 1 (lanes g = 2 p + 1 hold b2b3), each lane passing the pairs of its own row g.
+/// Row groups of 8 rows; 1024 threads (64 registers): the next block's loads reuse the registers
+/// of the current one as they are consumed.
+__global__ void __launch_bounds__(kSlotMma16Threads, 1) slot_mma16_kernel(SpmmArgs a, MmaParams mp) {
+  constexpr int kRows = 8, kWarps = kSlotMma16Threads / kWarp;
+  extern __shared__ __align__(16) unsigned char smem[];
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+  const uint32_t plane_bytes = static_cast<uint32_t>((a.k + 1) * 16);
+  float* red = reinterpret_cast<float*>(smem + 2 * static_cast<size_t>(plane_bytes));
+  const uint32_t smem_base = smem_address(smem);
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int g = lane >> 2, t4 = lane & 3;
+  const int mi = lane >> 3, li = lane & 7;
+  const int S = 1 << mp.splits_log2;
+  const int s = warp & (S - 1);
+  const int groups_per_block = kWarps >> mp.splits_log2;
+  const int64_t groups = (a.m + kRows - 1) / kRows;
+  const int64_t n0 = static_cast<int64_t>(blockIdx.y) * 16;
+  const int nblocks = static_cast<int>((a.stride + kBlockSlots - 1) / kBlockSlots);
+  const __half* values = static_cast<const __half*>(a.values);
+  const uint16_t* indices = static_cast<const uint16_t*>(a.indices);
+  const uint32_t zero_row = static_cast<uint32_t>(a.k);
+  const uint32_t my_plane = smem_base + static_cast<uint32_t>(mi & 1) * plane_bytes;
+  const int idx_row_off = mi >> 1;  // this lane's ldmatrix rows: row 2 p + idx_row_off
+
+  auto load_idx = [&](int64_t group, int b, int p) {
+    const int64_t row = group * kRows + 2 * p + idx_row_off;
+    const int slot_i = b * kBlockSlots + kSlotVector * li;
+    return row < a.m && slot_i < a.stride
+               ? __ldg(reinterpret_cast<const uint4*>(indices + row * a.stride + slot_i))
+               : make_uint4(0, 0, 0, 0);
+  };
+  auto load_val = [&](int64_t group, int b, int q) {
+    const int64_t row = group * kRows + g;
+    const int slot = b * kBlockSlots + 16 * t4 + kSlotVector * q;
+    return row < a.m && slot < a.stride
+               ? __ldg(reinterpret_cast<const uint4*>(values + row * a.stride + slot))
+               : make_uint4(0, 0, 0, 0);
+  };
+
+  const int64_t pass_groups = static_cast<int64_t>(gridDim.x) * groups_per_block;
+  int64_t group = static_cast<int64_t>(blockIdx.x) * groups_per_block + (warp >> mp.splits_log2);
+  uint4 idx[4], val[2];
+  const bool first = group < groups && s < nblocks;
+#pragma unroll
+  for (int p = 0; p < 4; ++p) idx[p] = first ? load_idx(group, s, p) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+  for (int q = 0; q < 2; ++q) val[q] = first ? load_val(group, s, q) : make_uint4(0, 0, 0, 0);
+
+  // Stage B's 16 columns as two planes of 16-byte rows, and their zero rows k.
+  {
+    const __half* B = static_cast<const __half*>(a.B.ptr);
+    const int64_t ld = a.B.ld;
+    if (mp.b_vec) {
+      for (int64_t i = threadIdx.x; i < a.k * 2; i += blockDim.x) {
+        const int64_t c = i >> 1;
+        const int q = static_cast<int>(i & 1);
+        cp_async16(smem_base + q * plane_bytes + static_cast<uint32_t>(c) * 16u,
+                   B + c * ld + n0 + 8 * q, 16);
+      }
+      cp_async_commit();
+    } else {
+      const bool col_major = a.B.order == SPX_ORDER_COL;
+      for (int64_t i = threadIdx.x; i < a.k * 16; i += blockDim.x) {
+        const int64_t c = col_major ? i % a.k : i / 16;
+        const int j = static_cast<int>(col_major ? i / a.k : i % 16);
+        const int64_t col = n0 + j;
+        const __half v = col < a.n ? B[col_major ? col * ld + c : c * ld + col] : __half(0.0f);
+        *reinterpret_cast<__half*>(smem + (j >> 3) * plane_bytes + c * 16 + (j & 7) * 2) = v;
+      }
+    }
+    if (threadIdx.x < 8)
+      *reinterpret_cast<uint32_t*>(smem + (threadIdx.x >> 2) * plane_bytes + a.k * 16 +
+                                   (threadIdx.x & 3) * 4) = 0u;
+    if (mp.b_vec) cp_async_wait<0>();
+  }
+  __syncthreads();
+
+  const float alpha = alpha_float(a.scalars), beta = beta_float(a.scalars);
+  for (int64_t gbase = static_cast<int64_t>(blockIdx.x) * groups_per_block; gbase < groups;
+       gbase += pass_groups, group += pass_groups) {
+    const bool active = group < groups;
+    const int64_t r0 = group * kRows;
+    const int my_len = active && r0 + (lane & 7) < a.m ? a.row_len[r0 + (lane & 7)] : 0;
+    float acc[2][4];  // two mma chains (even / odd positions e)
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) acc[h][i] = 0.0f;
+    for (int b = s; active && b < nblocks; b += S) {
+      const bool more = b + S < nblocks;
+      // Value pairs of row g per position e: (slot 16 t4 + e, slot 16 t4 + 8 + e).
+      uint32_t w[8];
+      {
+        const uint32_t v0[4] = {val[0].x, val[0].y, val[0].z, val[0].w};
+        const uint32_t v1[4] = {val[1].x, val[1].y, val[1].z, val[1].w};
+#pragma unroll
+        for (int e = 0; e < 8; ++e) w[e] = __byte_perm(v0[e >> 1], v1[e >> 1], (e & 1) ? 0x7632u : 0x5410u);
+      }
+      if (more) {
+#pragma unroll
+        for (int q = 0; q < 2; ++q) val[q] = load_val(group, b + S, q);
+      }
+      const int slot_i = b * kBlockSlots + kSlotVector * li;
+#pragma unroll
+      for (int p = 0; p < 4; ++p) {
+        uint32_t c4[4] = {idx[p].x, idx[p].y, idx[p].z, idx[p].w};
+        if (more) idx[p] = load_idx(group, b + S, p);
+        // Entries at or past their row's length gather the zero row k.
+        const int len = __shfl_sync(0xffffffffu, my_len, 2 * p + idx_row_off);
+        if (slot_i + kSlotVector > len) {
+#pragma unroll
+          for (int e = 0; e < kSlotVector; ++e)
+            if (slot_i + e >= len) {
+              const uint32_t keep = (e & 1) ? 0x0000FFFFu : 0xFFFF0000u;
+              c4[e >> 1] = (c4[e >> 1] & keep) | ((e & 1) ? (zero_row << 16) : zero_row);
+            }
+        }
+        const bool lo = g == 2 * p, hi = g == 2 * p + 1;
+#pragma unroll
+        for (int e = 0; e < 8; ++e) {
+          const uint32_t c = (e & 1) ? (c4[e >> 1] >> 16) : (c4[e >> 1] & 0xFFFFu);
+          uint32_t frag[4];
+          ldmatrix_x4_t(my_plane + c * 16u, frag);
+          const uint32_t b01 = lo ? w[e] : 0u, b23 = hi ? w[e] : 0u;
+          asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, "
+              "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+              : "+f"(acc[e & 1][0]), "+f"(acc[e & 1][1]), "+f"(acc[e & 1][2]), "+f"(acc[e & 1][3])
+              : "r"(frag[0]), "r"(frag[1]), "r"(frag[2]), "r"(frag[3]), "r"(b01), "r"(b23));
+        }
+      }
+    }
+    float d[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) d[i] = acc[0][i] + acc[1][i];
+    // HYB overflow (split 0): lane (g, t4) adds columns g, g + 8 of rows 2 t4, 2 t4 + 1.
+    if (active && s == 0 && a.tail_ptr != nullptr) {
+      const int64_t tail = a.m * a.stride;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int64_t row = r0 + 2 * t4 + h;
+        if (row >= a.m) continue;
+        const int end = a.tail_ptr[row + 1];
+        for (int t = a.tail_ptr[row]; t < end; ++t) {
+          const float v = __half2float(values[tail + t]);
+          const uint32_t c = indices[tail + t];
+#pragma unroll
+          for (int q = 0; q < 2; ++q) {
+            const float bv = __half2float(
+                *reinterpret_cast<const __half*>(smem + q * plane_bytes + c * 16 + g * 2));
+            d[2 * q + h] = fmaf(v, bv, d[2 * q + h]);
+          }
+        }
+      }
+    }
+    if (S > 1) {
+      if (s != 0) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) red[(warp * 4 + i) * kWarp + lane] = d[i];
+      }
+      __syncthreads();
+    }
+    if (active && s == 0) {
+#pragma unroll
+      for (int i = 0; i < 4; ++i) {
+        float v = d[i];
+        for (int o = 1; o < S; ++o) v += red[((warp + o) * 4 + i) * kWarp + lane];
+        const int64_t row = r0 + 2 * t4 + (i & 1);
+        const int64_t col = n0 + g + 8 * (i >> 1);
+        if (row < a.m && col < a.n) detail::store_out(a.C, row, col, v, alpha, beta);
+      }
+    }
+    if (S > 1) __syncthreads();
+    const int64_t next_group = group + pass_groups;
+    if (next_group < groups && s < nblocks) {
+#pragma unroll
+      for (int p = 0; p < 4; ++p) idx[p] = load_idx(next_group, s, p);
+#pragma unroll
+      for (int q = 0; q < 2; ++q) val[q] = load_val(next_group, s, q);
+    }
+  }
+}
+
 using Fn = void (*)(SpmmArgs, MmaParams);
 
-Fn pick(int planes) { return planes == 2 ? slot_mma_kernel<2> : slot_mma_kernel<1>; }
+Fn pick(int planes) { return planes == 2 ? slot_mma16_kernel : slot_mma_kernel<1>; }
+int threads_of(int planes) { return planes == 2 ? kSlotMma16Threads : kSlotMmaThreads; }
 
 bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
@@ -332,17 +526,19 @@ cudaError_t launch_slot_mma(const SpmmArgs& a, const EllConfig& cfg, cudaStream_
   MmaParams mp;
   mp.splits_log2 = 0;
   while ((1 << mp.splits_log2) < cfg.splits) ++mp.splits_log2;
-  if ((1 << mp.splits_log2) != cfg.splits || cfg.splits > kWarpsPerBlock)
+  if ((1 << mp.splits_log2) != cfg.splits || cfg.splits > threads_of(planes) / kWarp)
     return cudaErrorInvalidValue;
   const unsigned chunks = static_cast<unsigned>((a.n + cfg.nt - 1) / cfg.nt);
   mp.b_vec = a.B.order == SPX_ORDER_ROW && a.n % cfg.nt == 0 && aligned16(a.B.ptr) &&
              (a.B.ld * 2) % 16 == 0;
   const Fn fn = pick(planes);
   const size_t smem = static_cast<size_t>(slot_mma_smem_bytes(a.k, cfg.nt));
-  const int per_sm = detail::resident_blocks(reinterpret_cast<const void*>(fn), kSlotMmaThreads, smem);
+  const int threads = threads_of(planes);
+  const int per_sm = detail::resident_blocks(reinterpret_cast<const void*>(fn), threads, smem);
   if (per_sm < 1) return cudaErrorInvalidConfiguration;
-  const int64_t groups = (a.m + kRowsPerGroup - 1) / kRowsPerGroup;
-  const int64_t groups_per_block = kWarpsPerBlock / cfg.splits;
+  const int rows_per_group = planes == 2 ? 8 : kRowsPerGroup;
+  const int64_t groups = (a.m + rows_per_group - 1) / rows_per_group;
+  const int64_t groups_per_block = threads / kWarp / cfg.splits;
   const int64_t need = (groups + groups_per_block - 1) / groups_per_block;
   int64_t blocks = static_cast<int64_t>(per_sm) * (a.sm_count > 0 ? a.sm_count : 1) / chunks;
   blocks = blocks < 1 ? 1 : (blocks > need ? need : blocks);
@@ -353,14 +549,14 @@ cudaError_t launch_slot_mma(const SpmmArgs& a, const EllConfig& cfg, cudaStream_
     attr[0].val.programmaticStreamSerializationAllowed = 1;
     cudaLaunchConfig_t lc{};
     lc.gridDim = grid;
-    lc.blockDim = dim3(kSlotMmaThreads, 1, 1);
+    lc.blockDim = dim3(static_cast<unsigned>(threads), 1, 1);
     lc.dynamicSmemBytes = smem;
     lc.stream = stream;
     lc.attrs = attr;
     lc.numAttrs = 1;
     return cudaLaunchKernelEx(&lc, fn, a, mp);
   }
-  fn<<<grid, kSlotMmaThreads, smem, stream>>>(a, mp);
+  fn<<<grid, threads, smem, stream>>>(a, mp);
   return cudaGetLastError();
 }
 
