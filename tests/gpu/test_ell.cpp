@@ -57,18 +57,6 @@ ref::Expected dense_mma_expectation(const ref::Expected& e, bool fp32) {
   return w;
 }
 
-/// SlotMma (the decode kernel on tensor cores, fp16): every product a b of fp16 operands is exact
-/// in fp32 (11 x 11 significant bits), and each mma adds a row's 8 products of one position set
-/// to the fp32 accumulator with the tensor core's truncating alignment: as DenseMma's fp16 bound,
-/// at most 4 units of 2^-24 of the running magnitude per mma that holds a stored entry (<= terms
-/// mmas). Then fp32 adds: the two accumulator chains (1), the S <= 16 warps' partial sums (15),
-/// and the HYB overflow's FFMAs (within the terms already counted): T = 4 terms + 16.
-ref::Expected slot_mma_expectation(const ref::Expected& e) {
-  ref::Expected w = e;
-  for (int32_t& t : w.terms) t = 4 * t + 16;
-  return w;
-}
-
 /// Analyzes and runs one case; checks the result, C's guards and the plan info. Returns the info.
 spxPlanInfo_t run_case(spxHandle_t h, const Case& c, const ref::Expected& e, const RunOptions& o) {
   const std::string what = c.what + (o.candidate >= 0 ? ", candidate " + std::to_string(o.candidate) : "") +
@@ -120,10 +108,8 @@ spxPlanInfo_t run_case(spxHandle_t h, const Case& c, const ref::Expected& e, con
   device_sync();
   const HostDense got = download(C, c_init);
   const bool dense = std::string(info.config).find("dense_mma") != std::string::npos;
-  const bool slot_mma = std::string(info.config).find("slot_mma") != std::string::npos;
   const CheckResult r = check_dense_output(
-      got, c_init,
-      dense ? dense_mma_expectation(e, c.A.type == SPX_R_32F) : slot_mma ? slot_mma_expectation(e) : e);
+      got, c_init, dense ? dense_mma_expectation(e, c.A.type == SPX_R_32F) : e);
   INFO(r.report);
   CHECK(r.ok);
   CHECK(C.buf.tail_intact());

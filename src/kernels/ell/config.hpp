@@ -57,22 +57,16 @@ constexpr int kDenseMmaCols = 128;
 constexpr int kDenseMmaStageBytes = 128;
 constexpr int kDenseMmaThreads = 256;
 
-enum class KernelKind { SlotSplit = 0, RowTile = 1, RowStaged = 2, RowMma = 3, DenseMma = 4, SlotMma = 5 };
-
-/// Threads per block of SlotMma: 16 warps for 8 columns (a lane holds two 64-slot blocks of A in
-/// registers), 32 for 16 columns (the transposed product, 64 registers).
-constexpr int kSlotMmaThreads = 512;
-constexpr int kSlotMma16Threads = 1024;
+enum class KernelKind { SlotSplit = 0, RowTile = 1, RowStaged = 2, RowMma = 3, DenseMma = 4 };
 
 /// One kernel configuration: what spxSpMM_search chooses among.
 struct EllConfig {
   KernelKind kind = KernelKind::SlotSplit;
   int lanes = 32;      ///< SlotSplit: lanes per row (4, 8, 16, 32)
-  int nt = 1;          ///< SlotSplit: output columns per lane and pass over A (1, 4, 8, 16);
-                       ///< SlotMma: columns per chunk (8 or 16: one or two planes)
+  int nt = 1;          ///< SlotSplit: output columns per lane and pass over A (1, 4, 8, 16)
   int vn = 4;          ///< RowTile: consecutive output columns per lane (16 B or 8 B of B's row)
   int col_lanes = 32;  ///< RowTile: lanes per row (8, 16, 32); the column chunk is col_lanes * vn
-  int splits = 1;      ///< RowTile / RowMma / SlotMma: warps sharing a row's (group's) slots
+  int splits = 1;      ///< RowTile / RowMma: warps sharing a row's (group's) slots (1, 2, 4, 8)
   bool transpose_b = false;  ///< RowTile on a column-major B: B^T copied to the workspace
   /// SlotSplit: B's k x NT chunk is staged in shared memory by persistent blocks. A gather is then
   /// a shared-memory load (about 4-8 wavefronts per warp for 32 random rows) instead of an L1
@@ -185,43 +179,6 @@ inline int slot_lanes_for(const EllShape& s) {
 inline int slot_staged_threads(int nt, int value_bytes, int parts = 1) {
   return nt / parts * value_bytes <= 16 ? kStagedThreads : kStagedThreads / 2;
 }
-/// SlotMma (fp16 values, 16-bit indices, n <= 16): B's chunk of nt = 8 or 16 columns staged as
-/// nt / 8 planes of 16-byte rows (k + 1 rows: the last one zero) and the split sums of the 16
-/// warps (nt / 2 floats per lane).
-inline int slot_mma_threads(int nt) { return nt == 16 ? kSlotMma16Threads : kSlotMmaThreads; }
-inline int64_t slot_mma_smem_bytes(int64_t k, int nt) {
-  return (k + 1) * 16 * (nt / 8) + int64_t{slot_mma_threads(nt)} * 4 * 4;
-}
-inline bool slot_mma_fits(const EllShape& s, int nt) {
-  return s.value_bytes == 2 && s.k > 0 && s.k < 65536 && s.n <= 16 &&
-         slot_mma_smem_bytes(s.k, nt) <= s.smem_optin;
-}
-/// Columns per SlotMma chunk: 16 when n > 8 and two planes fit, else 8 (0: does not fit).
-inline int slot_mma_nt_for(const EllShape& s) {
-  if (s.n > 8 && slot_mma_fits(s, 16)) return 16;
-  return slot_mma_fits(s, 8) ? 8 : 0;
-}
-/// Warps per row group of 16 rows (S, a power of two <= 16): the most with which every group x
-/// chunk gets S warps of one pass of the grid (16 warps per SM), and no more than the row's
-/// 64-slot blocks (rounded up to a power of two).
-inline int slot_mma_splits_for(const EllShape& s, int nt) {
-  const int rows = nt == 16 ? 8 : 16;  // rows per group
-  const int64_t groups = (s.m + rows - 1) / rows * ((s.n + nt - 1) / nt);
-  const int64_t blocks = (s.width + 7) / 8 * 8 / 64 + ((s.width + 7) / 8 * 8 % 64 != 0);
-  const int64_t warps = static_cast<int64_t>(s.sm_count) * (slot_mma_threads(nt) / kWarp);
-  int splits = 1;
-  while (splits < 16 && groups * splits * 2 <= warps && splits < blocks) splits *= 2;
-  return splits;
-}
-inline EllConfig slot_mma_config(const EllShape& s, int nt) {
-  EllConfig c;
-  c.kind = KernelKind::SlotMma;
-  c.nt = nt;
-  c.splits = slot_mma_splits_for(s, nt);
-  c.stage_b = true;
-  return c;
-}
-
 /// Whether a chunk of nt columns splits in two 16-byte column parts (the instantiated case).
 inline bool slot_parts_fit(int nt, int value_bytes) { return nt * value_bytes == 32; }
 
@@ -495,17 +452,6 @@ inline std::vector<EllConfig> candidate_configs(const EllShape& s) {
       slot.col_parts = 1;
     }
   }
-  // SlotMma (tensor cores) with its rule's splits, and twice / half as many.
-  if (const int mnt = slot_mma_nt_for(s); mnt > 0) {
-    EllConfig mma = slot_mma_config(s, mnt);
-    add(mma);
-    const int sp = mma.splits;
-    for (int splits : {sp * 2, sp / 2})
-      if (splits >= 1 && splits <= 16) {
-        mma.splits = splits;
-        add(mma);
-      }
-  }
   slot.stage_b = false;
   slot.nt = slot_nt_for(s.n);
   for (int lanes : kSlotLanes)
@@ -558,9 +504,6 @@ inline std::vector<EllConfig> candidate_configs(const EllShape& s) {
 }
 
 inline std::string EllConfig::describe() const {
-  if (kind == KernelKind::SlotMma)
-    return "slot_mma nt=" + std::to_string(nt) + " splits=" + std::to_string(splits) +
-           " B in smem, mma.sync";
   if (kind == KernelKind::SlotSplit)
     return "slot_split lanes=" + std::to_string(lanes) + " nt=" + std::to_string(nt) +
            (col_parts > 1 ? " parts=" + std::to_string(col_parts) : "") +

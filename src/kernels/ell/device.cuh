@@ -140,9 +140,6 @@ cudaError_t load_kernel(const void* kernel, size_t smem_optin);
 cudaError_t launch_slot_split(const SpmmArgs& a, const EllConfig& cfg, cudaStream_t stream);
 cudaError_t load_slot_split(bool half, bool index16, size_t smem_optin);
 cudaError_t launch_slot_staged(const SpmmArgs& a, const EllConfig& cfg, cudaStream_t stream);
-/// SlotMma: fp16 values with 16-bit indices only (cudaErrorInvalidValue otherwise).
-cudaError_t launch_slot_mma(const SpmmArgs& a, const EllConfig& cfg, cudaStream_t stream);
-cudaError_t load_slot_mma(bool half, bool index16, size_t smem_optin);
 cudaError_t load_slot_staged(bool half, bool index16, size_t smem_optin);
 cudaError_t launch_row_staged(const SpmmArgs& a, const EllConfig& cfg, const void* b_rows,
                               int64_t ldb, cudaStream_t stream);

@@ -43,17 +43,6 @@ inline double predict_sparse_us(const EllShape& s, const EllConfig& c, const Ell
       us = 4.5 + stage / 5.0e6 + std::max(a_bytes / a_rate, macs / gather_rate);
       break;
     }
-    case KernelKind::SlotMma: {
-      // Decode on tensor cores: as SlotSplit's staging and A, gathers at ~12 TMAC/s.
-      const double a_bytes = static_cast<double>(w.slots) * (s.value_bytes + w.index_bytes) +
-                             static_cast<double>(s.m) * 4.0;
-      const double chunks = std::ceil(static_cast<double>(s.n) / c.nt);
-      const double stage = static_cast<double>(s.sm_count) / chunks *
-                           static_cast<double>(slot_mma_smem_bytes(s.k, c.nt)) * chunks;
-      const double a_rate = a_bytes <= 40.0e6 ? 5.0e6 : 2.5e6;
-      us = 4.0 + stage / 5.0e6 + std::max(a_bytes * chunks / a_rate, macs / 12.0e6);
-      break;
-    }
     case KernelKind::RowMma:     // tensor cores, bound by shared-memory gathers: ~10 TMAC/s
     case KernelKind::RowStaged:  // FFMA from staged B: ~8 TMAC/s fp16, ~5.4 fp32
     case KernelKind::RowTile:    // FFMA from global B

@@ -5,7 +5,6 @@ set(SPX_ELL_SOURCES
   api/prune_api_ell.cpp
   kernels/ell/spmm_slot.cu
   kernels/ell/spmm_slot_staged.cu
-  kernels/ell/spmm_slot_mma.cu
   kernels/ell/spmm_rowstaged.cu
   kernels/ell/spmm_rowmma.cu
   kernels/ell/spmm_rowtile.cu

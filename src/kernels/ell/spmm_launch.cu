@@ -50,15 +50,13 @@ int64_t bt_ld(int64_t n) { return (n + 7) / 8 * 8; }
 }  // namespace
 
 size_t workspace_bytes(const EllConfig& cfg, int64_t k, int64_t n, bool half) {
-  if (cfg.kind == KernelKind::SlotSplit || cfg.kind == KernelKind::SlotMma || !cfg.transpose_b)
-    return 0;
+  if (cfg.kind == KernelKind::SlotSplit || !cfg.transpose_b) return 0;
   return static_cast<size_t>(k) * static_cast<size_t>(bt_ld(n)) * (half ? 2 : 4);
 }
 
 cudaError_t spmm(const SpmmArgs& a, const EllConfig& cfg, cudaStream_t stream) {
   if (a.m == 0 || a.n == 0) return cudaSuccess;
   if (cfg.kind == KernelKind::SlotSplit) return launch_slot_split(a, cfg, stream);
-  if (cfg.kind == KernelKind::SlotMma) return launch_slot_mma(a, cfg, stream);
   auto rows = [&](const void* b_rows, int64_t ldb) {
     if (cfg.kind == KernelKind::RowMma) return launch_row_mma(a, cfg, b_rows, ldb, stream);
     if (cfg.kind == KernelKind::DenseMma) return launch_dense_mma(a, cfg, b_rows, ldb, stream);
@@ -77,7 +75,6 @@ cudaError_t spmm(const SpmmArgs& a, const EllConfig& cfg, cudaStream_t stream) {
 
 cudaError_t spmm_load(bool half, bool index16, size_t smem_optin) {
   cudaError_t err = load_slot_split(half, index16, smem_optin);
-  if (err == cudaSuccess) err = load_slot_mma(half, index16, smem_optin);
   if (err == cudaSuccess) err = load_row_tile(half, index16);
   if (err == cudaSuccess) err = load_row_staged(half, index16, smem_optin);
   if (err == cudaSuccess) err = load_row_mma(half, index16, smem_optin);
