@@ -208,6 +208,15 @@ TEST_CASE("configuration rule: B is staged in shared memory when its chunk fits"
   ek::EllConfig c = ek::choose_config(s);
   CHECK(c.stage_b);  // 4096 x 8 fp16 = 64 KiB
   CHECK(ek::slot_stage_bytes(s.k, c.nt, 2) == (4096 + 1) * 8 * 2);  // and the zero row
+  {
+    // The zero row counts: k x 8 fp16 columns filling the opt-in exactly no longer fits, NT 4 does.
+    ek::EllShape edge = s;
+    edge.k = 232448 / 16;
+    CHECK_FALSE(ek::slot_stage_fits(edge, 8));
+    CHECK(ek::slot_staged_fit_nt_for(edge) == 4);
+    edge.k -= 1;
+    CHECK(ek::slot_staged_fit_nt_for(edge) == 8);
+  }
   CHECK(c.nt == 8);
   s.k = 11008;
   s.n = 16;  // 11008 x 16 fp16 = 344 KiB does not fit: two chunks of 8 columns (172 KiB)
