@@ -63,13 +63,19 @@ struct TileShape {
       16 * kSliceRowStride > kWarpN * kSliceColStride ? 16 * kSliceRowStride
                                                        : kWarpN * kSliceColStride;
   static constexpr int kEpilogueBytes = kWarps * kWarpEpilogueFloats * 4;
+  /// The panel's rows of C (offsets from its first row; filled once per block) so the epilogue
+  /// reads the row map from shared memory, not from global memory once per vector.
+  static constexpr int kRowMapBytes = BT * 4;
+  static_assert(kRowMapBytes % 16 == 0, "the resident arrays after it start 16-byte aligned");
   static_assert((kSliceRowStride * 4) % 16 == 0 && (kSliceColStride * 4) % 8 == 0,
                 "staged rows start 16-byte (row-major) / 8-byte (column-major) aligned");
-  /// Streaming kernel: kStages x (B, A, metadata) + index ring + epilogue.
-  static constexpr int kSmemBytes = kStages * kStageBytes + kIndexBytes + kEpilogueBytes;
-  /// Resident-A kernel: the B ring, the epilogue, then the panel's gather indices, metadata and
-  /// A for all its pairs (loaded once per block, reused by every n tile of the block).
-  static constexpr int kResidentBaseBytes = kStages * kBBytes + kEpilogueBytes;
+  /// Streaming kernel: kStages x (B, A, metadata) + index ring + epilogue + row map.
+  static constexpr int kSmemBytes =
+      kStages * kStageBytes + kIndexBytes + kEpilogueBytes + kRowMapBytes;
+  /// Resident-A kernel: the B ring, the epilogue, the row map, then the panel's gather indices,
+  /// metadata and A for all its pairs (loaded once per block, reused by every n tile of the
+  /// block).
+  static constexpr int kResidentBaseBytes = kStages * kBBytes + kEpilogueBytes + kRowMapBytes;
   static constexpr int kResidentPairBytes =
       kPairGatherBytes + kSlices * (kPairSliceMBytes + kPairSliceABytes);
 };
