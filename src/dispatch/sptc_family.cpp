@@ -286,7 +286,9 @@ std::unique_ptr<SpmmKernelPlan> build_sptc_spmm(const SpmmProblem& p, spxPlanInf
     cfg.block_tile = forced;
     layout = plan::sptc_reorder(sorted.view(), cfg, plan::sptc_row_order(sorted.view(), forced, cfg));
   } else {
-    layout = plan::choose_block_tile(sorted.view(), cfg, plan::sptc_b_row_cost(p.B.cols), &costs);
+    const plan::SptcTileRule rule = plan::sptc_tile_rule(p.A.rows, p.B.cols);
+    cfg.max_block_tile = rule.max_block_tile;
+    layout = plan::choose_block_tile(sorted.view(), cfg, rule.b_row_cost, &costs);
   }
   const plan::SptcStorage storage = plan::sptc_build_storage(layout, sorted.vector_slot);
   auto k = std::make_unique<SptcSpmm>(p, layout, storage);
