@@ -387,8 +387,18 @@ __global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 1
   // Cursors of the next issue: the step it loads (its stage, pair and tile) and the pair of the
   // step whose gather indices it loads (kStages - 1 further). They advance by one step per
   // issue, so the loop divides by npairs nowhere.
-  int i_step = 0, i_stage = 0, i_pair = 0, i_tile = 0;
+  // i_left counts the steps still to issue (no separate step index: one register less, which
+  // the compiler otherwise spent re-deriving the step count every k step).
+  int i_left = steps, i_stage = 0, i_pair = 0, i_tile = 0;
   int x_pair = (kStages - 1) % npairs;
+  // This thread's sources and destinations of the A / metadata / index copies at pair 0 and
+  // stage 0 (a step adds its pair's and stage's offsets: no per-step 64-bit thread arithmetic).
+  [[maybe_unused]] const uint16_t* const a_src0 = p.values + pair0 * (kSlices * 512) + tid * 8;
+  [[maybe_unused]] const uint32_t* const m_src0 = p.metadata + pair0 * (kSlices * 32) + tid * 4;
+  [[maybe_unused]] const int32_t* const x_src0 = p.gather + pair0 * kPairK + tid * 4;
+  [[maybe_unused]] const uint32_t a_dst0 = smem_address(smem + S::kBBytes) + tid * 16;
+  [[maybe_unused]] const uint32_t m_dst0 = smem_address(smem + S::kBBytes + S::kABytes) + tid * 16;
+  [[maybe_unused]] const uint32_t x_dst0 = smem_address(idx_ring) + tid * 16;
   // This thread's B chunk in the issue cursor's n tile (aligned path): where its column starts
   // in B's row 0 and how many bytes of it lie inside n (0 past n: the copies then read nothing,
   // their address stays inside B). Recomputed when the cursor enters a new tile.
@@ -403,10 +413,10 @@ __global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 1
   };
   if constexpr (kAligned) enter_tile();
 
-  // Group i_step: that step's B (streaming: and its A and metadata, plus the indices of step
-  // i_step + kStages - 1).
+  // Group of the next step: its B (streaming: and its A and metadata, plus the indices of the
+  // step kStages - 1 further).
   auto issue = [&]() {
-    if (i_step < steps) {
+    if (i_left > 0) {
       const int s = i_stage;
       const int j = i_pair;
       const int32_t* idx = step_idx(s, j);
@@ -470,28 +480,25 @@ __global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 1
         }
       }
       if constexpr (!kResident) {
-        const int64_t pair = pair0 + j;
-        const uint16_t* a_src = p.values + pair * (kSlices * 512);
-        uint16_t* as = pair_a(s, j);
+        const uint16_t* a_src = a_src0 + j * (kSlices * 512);
+        const uint32_t a_dst = a_dst0 + s * kStageStride;
 #pragma unroll
         for (int i = 0; i < kAPerThread; ++i) {
-          const int c = tid + i * kThreads;
-          if (kAChunks % kThreads == 0 || c < kAChunks)
-            cp_async16(smem_address(as + c * 8), a_src + c * 8, 16);
+          if (kAChunks % kThreads == 0 || tid + i * kThreads < kAChunks)
+            cp_async16(a_dst + i * kThreads * 16, a_src + i * kThreads * 8, 16);
         }
         if (tid < kSlices * 8)
-          cp_async16(smem_address(pair_m(s, j) + tid * 4), p.metadata + pair * (kSlices * 32) + tid * 4,
-                     16);
+          cp_async16(m_dst0 + s * kStageStride, m_src0 + j * (kSlices * 32), 16);
       }
     }
     if constexpr (!kResident) {
-      const int x = i_step + kStages - 1;
-      if (x < steps && tid < kPairK / 4)
-        cp_async16(smem_address(idx_ring + (x % kStages) * kPairK + tid * 4),
-                   p.gather + (pair0 + x_pair) * kPairK + tid * 4, 16);
+      // The indices of the step kStages - 1 further: its ring slot is the one before i_stage.
+      if (i_left > kStages - 1 && tid < kPairK / 4)
+        cp_async16(x_dst0 + (i_stage == 0 ? kStages - 1 : i_stage - 1) * (kPairK * 4),
+                   x_src0 + x_pair * kPairK, 16);
     }
     cp_async_commit();
-    ++i_step;
+    --i_left;
     if (++i_stage == kStages) i_stage = 0;
     if (++i_pair == npairs) {
       i_pair = 0;
@@ -509,8 +516,8 @@ __global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 1
     if constexpr (!kResident) __syncthreads();
   }
 
-  int j = 0, t = 0, s = 0;  // pair, tile and stage of step q
-  for (int q = 0; q < steps; ++q) {
+  int j = 0, t = 0, s = 0;  // pair, tile and stage of the step computed
+  for (int q = steps; q > 0; --q) {
     cp_async_wait<kStages - 2>();  // groups 0 .. q complete (this thread's copies)
     __syncthreads();               // everyone's copies visible; step q - 1's buffers free
     issue();                       // step q + kStages - 1
