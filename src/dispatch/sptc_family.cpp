@@ -286,9 +286,17 @@ std::unique_ptr<SpmmKernelPlan> build_sptc_spmm(const SpmmProblem& p, spxPlanInf
     cfg.block_tile = forced;
     layout = plan::sptc_reorder(sorted.view(), cfg, plan::sptc_row_order(sorted.view(), forced, cfg));
   } else {
-    const plan::SptcTileRule rule = plan::sptc_tile_rule(p.A.rows, p.B.cols);
-    cfg.max_block_tile = rule.max_block_tile;
-    layout = plan::choose_block_tile(sorted.view(), cfg, rule.b_row_cost, &costs);
+    layout = plan::choose_block_tile(sorted.view(), cfg, plan::sptc_b_row_cost(p.B.cols), &costs);
+    if (layout.block_tile == 32 && ks::promote_to_block_tile_64(p.A.rows, p.B.cols, p.h.sm_count)) {
+      cfg.block_tile = 64;
+      plan::SptcLayout wide =
+          plan::sptc_reorder(sorted.view(), cfg, plan::sptc_row_order(sorted.view(), 64, cfg));
+      if (wide.panel_k.back() <= layout.panel_k.back()) {
+        wide.stats.cost = plan::sptc_layout_cost(wide, plan::sptc_b_row_cost(p.B.cols));
+        costs[2] = wide.stats.cost;
+        layout = std::move(wide);
+      }
+    }
   }
   const plan::SptcStorage storage = plan::sptc_build_storage(layout, sorted.vector_slot);
   auto k = std::make_unique<SptcSpmm>(p, layout, storage);

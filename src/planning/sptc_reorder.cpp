@@ -371,8 +371,7 @@ SptcLayout choose_block_tile(const BcrsView& a, SptcReorderConfig config, double
                              std::array<double, kSptcMaxBlockTiles>* costs) {
   validate_bcrs_structure(a);
   int tiles[kSptcMaxBlockTiles];
-  int count = sptc_block_tiles(a.vec_len, tiles);
-  while (count > 1 && tiles[count - 1] > config.max_block_tile) --count;
+  const int count = sptc_block_tiles(a.vec_len, tiles);
   if (costs) costs->fill(0.0);
   // One clustering at the largest panel: its groups are built row by row, most shared columns
   // first, so their halves and quarters are good smaller panels too.

@@ -73,7 +73,6 @@ struct SptcReorderConfig {
   bool balance_units = true;          ///< fill units keeping every row at <= 8 nonzeros
   int64_t lookahead = 256;            ///< queued columns a balanced unit may look at
   SptcRowOrder row_order = SptcRowOrder::kAuto;  ///< choose_block_tile's row order
-  int max_block_tile = 128;  ///< choose_block_tile considers BLOCK_TILEs up to this one
 };
 
 struct SptcReorderStats {
@@ -157,33 +156,6 @@ inline double sptc_b_row_cost(int64_t n) {
   return n >= 2048 ? kSptcBRowCostWide : kSptcBRowCost;
 }
 
-/// What choose_block_tile weighs for an m x k matrix times n columns: the B-row cost and the
-/// largest BLOCK_TILE it may take.
-struct SptcTileRule {
-  double b_row_cost = kSptcBRowCost;
-  int max_block_tile = 128;
-};
-
-/// THE BLOCK_TILE rule's inputs. Wide B (n >= 2048): the wide cost. Mid-width B (256 < n < 2048)
-/// on a matrix with rows enough that BLOCK_TILE 64 panels still give a wave of blocks (m / 64
-/// panels x n / 64 tiles >= 512): the wide cost too, but BLOCK_TILE at most 64 (128 is
-/// unmeasured there). Measured on H100 (DLMC transformer 95 %, V = 8, n = 512, 32 matrices, one
-/// run): BLOCK_TILE 64 ran the 4096 x 512 attention matrices in 10.5 us on average where the
-/// narrow cost chose 32 (11.3 us), the 4096 x 2048 ffn in 20.7 us (24.1 us), the 16384 x 512
-/// ffn within 3 %; their panels' k per BLOCK_TILE rows (32 -> 64: 1.65x for the attention,
-/// 1.75x for the 4096 x 2048) put the break-even B-row cost at 121 and 210. Otherwise (n <= 256,
-/// or few rows: the smaller panel keeps more blocks in flight) the narrow cost.
-inline SptcTileRule sptc_tile_rule(int64_t m, int64_t n) {
-  SptcTileRule r;
-  if (n >= 2048) {
-    r.b_row_cost = kSptcBRowCostWide;
-  } else if (n > 256 && (m / 64) * ((n + 63) / 64) >= 512) {
-    r.b_row_cost = kSptcBRowCostWide;
-    r.max_block_tile = 64;
-  }
-  return r;
-}
-
 /// The row order DEFAULT analyzes with for n dense columns: clustering rows that share columns
 /// only pays where the gathered B rows dominate (wide B). Measured on H100, DLMC rn50 95 %, V = 8,
 /// one run: n = 512 mean 1.16x cuBLAS HGEMM in the identity order vs 1.04x clustered; n = 256
@@ -198,8 +170,8 @@ inline SptcRowOrder sptc_default_row_order(int64_t n) {
 /// reuses each gathered B row for fewer rows).
 double sptc_layout_cost(const SptcLayout& layout, double b_row_cost);
 
-/// Picks BLOCK_TILE among sptc_block_tiles (up to config.max_block_tile) by sptc_layout_cost:
-/// lowest cost wins, ties go to the larger tile. Each BLOCK_TILE takes the row order config.row_order says (kAuto: the clustered
+/// Picks BLOCK_TILE among sptc_block_tiles by sptc_layout_cost: lowest cost wins, ties go to the
+/// larger tile. Each BLOCK_TILE takes the row order config.row_order says (kAuto: the clustered
 /// order where sptc_panel_union_k is at least 2 % lower than the identity's). The reorders run
 /// in the order of a lower bound of their cost (kept columns rounded to 32, before 2:4 padding)
 /// and a tile whose bound cannot beat the best layout so far is not reordered. Returns the

@@ -424,45 +424,6 @@ TEST_CASE("sptc reorder: BLOCK_TILE choice by cost", "[sptc]") {
   }
 }
 
-TEST_CASE("sptc reorder: the BLOCK_TILE rule's inputs by shape", "[sptc]") {
-  // Narrow B, or mid-width B on too few rows for a wave of BLOCK_TILE 64 blocks: narrow cost.
-  for (auto [m, n] : {std::pair<int64_t, int64_t>{4096, 256}, {4096, 64}, {2048, 512},
-                      {4095, 512}, {1024, 1024}}) {
-    const plan::SptcTileRule r = plan::sptc_tile_rule(m, n);
-    INFO("m " << m << " n " << n);
-    CHECK(r.b_row_cost == plan::kSptcBRowCost);
-    CHECK(r.max_block_tile == 128);
-  }
-  // Mid-width B with rows enough: the wide cost, BLOCK_TILE at most 64.
-  for (auto [m, n] : {std::pair<int64_t, int64_t>{4096, 512}, {2048, 1024}, {16384, 384},
-                      {4096, 2047}}) {
-    const plan::SptcTileRule r = plan::sptc_tile_rule(m, n);
-    INFO("m " << m << " n " << n);
-    CHECK(r.b_row_cost == plan::kSptcBRowCostWide);
-    CHECK(r.max_block_tile == 64);
-  }
-  // Wide B: the wide cost, every BLOCK_TILE.
-  for (int64_t m : {64, 4096, 16384}) {
-    const plan::SptcTileRule r = plan::sptc_tile_rule(m, 2048);
-    CHECK(r.b_row_cost == plan::kSptcBRowCostWide);
-    CHECK(r.max_block_tile == 128);
-  }
-  // choose_block_tile honours max_block_tile: a matrix whose cost model picks 128 under the wide
-  // cost takes 64 when capped there (and the layout stays exact).
-  const Bcrs a = random_bcrs(512, 512, 8, 0.3, 23);
-  std::array<double, plan::kSptcMaxBlockTiles> costs{};
-  const plan::SptcLayout wide =
-      plan::choose_block_tile(a.view(), cfg(32), plan::kSptcBRowCostWide, &costs);
-  REQUIRE(wide.block_tile == 128);
-  plan::SptcReorderConfig capped = cfg(32);
-  capped.max_block_tile = 64;
-  const plan::SptcLayout L =
-      plan::choose_block_tile(a.view(), capped, plan::kSptcBRowCostWide, &costs);
-  CHECK(L.block_tile == 64);
-  CHECK(costs[3] == 0.0);  // 128 not considered
-  check_layout(a, L, 43);
-}
-
 TEST_CASE("sptc reorder: analyze time 4096 x 4096, 90 %, V = 8", "[sptc]") {
   const Bcrs a = random_bcrs(4096, 4096, 8, 0.10, 19);
   for (int bt : {16, 32, 64, 128}) {
