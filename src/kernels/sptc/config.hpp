@@ -152,12 +152,12 @@ inline int tiles_per_block_for(int64_t panels, int64_t n, int block_tile, int bn
 /// BLOCK_TILE 32 grid (BN 64 tiles) needs more than one wave of resident blocks and the
 /// BLOCK_TILE 64 grid fits in one, the plan reorders at 64 too and takes it if its panels gather
 /// no more B rows in total (one wave of 64-row panels against two of 32-row ones). The cost
-/// model's B-row weight does not see waves. Measured on H100 (DLMC 95 %, V = 8, n = 512, one
-/// device run, same process as the previous library): the 70 transformer 4096 x 512 attention
-/// matrices ran 11.5 -> 10.8 us (BLOCK_TILE 32 -> 64), the nine 4096 x 2048 ffn 23.5 -> 20.9 us,
-/// rn50 4096 x 1024 14.5 -> 13.2 us; raising the B-row weight instead (every mid-width matrix
-/// with a wave of BLOCK_TILE 64 blocks) also moved taller matrices (8192 rows and more, two or
-/// more waves either way) and BLOCK_TILE 16 picks, 1-16 % slower.
+/// model's B-row weight does not see waves. Measured on H100 (DLMC 95 %, V = 8, n = 512, same
+/// process as the previous library): the 71 transformer 4096 x 512 attention matrices ran 11.3
+/// -> 10.6 us (BLOCK_TILE 32 -> 64), the ten 4096 x 2048 ffn 23.4 -> 21.2 us, rn50 4096 x 1024 /
+/// 2048 / 4608 -8 / -10 / -12 %. Raising the B-row weight instead (every mid-width matrix with a
+/// wave of BLOCK_TILE 64 blocks) also moved taller matrices (8192 rows and more: two or more
+/// waves either way) and BLOCK_TILE 16 picks, 1-16 % slower (README, notes v4).
 inline bool promote_to_block_tile_64(int64_t m, int64_t n, int sm_count) {
   if (n <= 256 || n >= 2048) return false;
   const int64_t tiles = (n + 63) / 64;
