@@ -89,8 +89,16 @@ class SptcSpmm final : public SpmmKernelPlan {
     device::check(ks::pack_values_load(), "loading the SpTC value packing kernel");
     max_pairs_ = s.max_pairs;
     if (!s.row_map.empty()) row_map_ = device::upload(s.row_map, p.h.stream);
-    panel_info_ = device::upload(s.panel_info, p.h.stream);
-    panel_order_ = device::upload(s.panel_order, p.h.stream);
+    // One 16-byte record per launch position (panel, first pair, k tiles, 0): a block reads its
+    // panel with one load instead of panel_order then panel_info.
+    std::vector<int32_t> blocks(4 * s.panel_order.size(), 0);
+    for (size_t x = 0; x < s.panel_order.size(); ++x) {
+      const int32_t q = s.panel_order[x];
+      blocks[4 * x] = q;
+      blocks[4 * x + 1] = s.panel_info[2 * static_cast<size_t>(q)];
+      blocks[4 * x + 2] = s.panel_info[2 * static_cast<size_t>(q) + 1];
+    }
+    blocks_ = device::upload(blocks, p.h.stream);
     gather_ = device::upload(s.gather, p.h.stream);
     metadata_ = device::upload(s.metadata, p.h.stream);
     value_slot_ = device::upload(s.value_slot, p.h.stream);
@@ -173,8 +181,7 @@ class SptcSpmm final : public SpmmKernelPlan {
     a.k = k_;
     a.n = call.C.cols;
     a.panels = panels_;
-    a.panel_info = panel_info_.as<int32_t>();
-    a.panel_order = panel_order_.as<int32_t>();
+    a.blocks = blocks_.as<int32_t>();
     a.gather = gather_.as<int32_t>();
     a.row_map = row_map_.bytes() > 0 ? row_map_.as<int32_t>() : nullptr;
     a.max_pairs = max_pairs_;
@@ -213,7 +220,7 @@ class SptcSpmm final : public SpmmKernelPlan {
 
   /// Device bytes besides the values: what the kernel reads plus the value slot map of updates.
   size_t metadata_bytes() const {
-    return panel_info_.bytes() + panel_order_.bytes() + gather_.bytes() + metadata_.bytes() +
+    return blocks_.bytes() + gather_.bytes() + metadata_.bytes() +
            value_slot_.bytes() + row_map_.bytes();
   }
   size_t values_bytes() const { return values_.bytes(); }
@@ -228,7 +235,7 @@ class SptcSpmm final : public SpmmKernelPlan {
   int64_t index_bytes_ = 0, meta_bytes_ = 0;
   double dense_fraction_ = 0;
   spxOrder_t b_order_ = SPX_ORDER_ROW;
-  device::Buffer row_map_, panel_info_, panel_order_, gather_, metadata_, value_slot_, values_;
+  device::Buffer row_map_, blocks_, gather_, metadata_, value_slot_, values_;
   std::vector<ks::SptcConfig> candidates_;
   int selected_ = 0;
   std::string suffix_;
@@ -280,6 +287,16 @@ std::unique_ptr<SpmmKernelPlan> build_sptc_spmm(const SpmmProblem& p, spxPlanInf
     layout = plan::sptc_reorder(sorted.view(), cfg, plan::sptc_row_order(sorted.view(), forced, cfg));
   } else {
     layout = plan::choose_block_tile(sorted.view(), cfg, plan::sptc_b_row_cost(p.B.cols), &costs);
+    if (layout.block_tile == 32 && ks::promote_to_block_tile_64(p.A.rows, p.B.cols, p.h.sm_count)) {
+      cfg.block_tile = 64;
+      plan::SptcLayout wide =
+          plan::sptc_reorder(sorted.view(), cfg, plan::sptc_row_order(sorted.view(), 64, cfg));
+      if (wide.panel_k.back() <= layout.panel_k.back()) {
+        wide.stats.cost = plan::sptc_layout_cost(wide, plan::sptc_b_row_cost(p.B.cols));
+        costs[2] = wide.stats.cost;
+        layout = std::move(wide);
+      }
+    }
   }
   const plan::SptcStorage storage = plan::sptc_build_storage(layout, sorted.vector_slot);
   auto k = std::make_unique<SptcSpmm>(p, layout, storage);

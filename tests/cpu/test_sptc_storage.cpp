@@ -317,3 +317,23 @@ TEST_CASE("sptc config: BN and tiles per block keep two waves of resident blocks
   CHECK(ks::choose_config(128, 128, 4096, 132, 2, true).resident);
   CHECK_FALSE(ks::choose_config(128, 128, 4096, 132, 64, true).resident);
 }
+
+TEST_CASE("sptc config: BLOCK_TILE 32 -> 64 when 64 fits one wave and 32 does not", "[sptc]") {
+  namespace ks = spx::kernels::sptc;
+  // 132 SMs: four 128-thread blocks per SM at BLOCK_TILE 32 and 64 (BN 64): 528 slots.
+  REQUIRE(ks::resident_blocks(132, ks::smem_bytes(32, 64), 128) == 528);
+  REQUIRE(ks::resident_blocks(132, ks::smem_bytes(64, 64), 128) == 528);
+  // 4096 rows x 512: 128 x 8 = 1024 blocks of 32 rows (two waves), 64 x 8 = 512 of 64 (one).
+  CHECK(ks::promote_to_block_tile_64(4096, 512, 132));
+  CHECK(ks::promote_to_block_tile_64(4096, 320, 132));
+  // Narrow or wide B: never (n = 256 keeps the measured rule; wide B has its own cost).
+  CHECK_FALSE(ks::promote_to_block_tile_64(4096, 256, 132));
+  CHECK_FALSE(ks::promote_to_block_tile_64(4096, 2048, 132));
+  // 8192 rows: BLOCK_TILE 64 needs two waves as well; 2048 rows: 32 already fits in one.
+  CHECK_FALSE(ks::promote_to_block_tile_64(8192, 512, 132));
+  CHECK_FALSE(ks::promote_to_block_tile_64(2048, 512, 132));
+  // 1024 columns: 64 x 16 = 1024 blocks of 64 rows, two waves.
+  CHECK_FALSE(ks::promote_to_block_tile_64(4096, 1024, 132));
+  // Fewer SMs: the same shape needs more waves at 64 too.
+  CHECK_FALSE(ks::promote_to_block_tile_64(4096, 512, 108 / 2));
+}

@@ -63,13 +63,19 @@ struct TileShape {
       16 * kSliceRowStride > kWarpN * kSliceColStride ? 16 * kSliceRowStride
                                                        : kWarpN * kSliceColStride;
   static constexpr int kEpilogueBytes = kWarps * kWarpEpilogueFloats * 4;
+  /// The panel's rows of C (offsets from its first row; filled once per block) so the epilogue
+  /// reads the row map from shared memory, not from global memory once per vector.
+  static constexpr int kRowMapBytes = BT * 4;
+  static_assert(kRowMapBytes % 16 == 0, "the resident arrays after it start 16-byte aligned");
   static_assert((kSliceRowStride * 4) % 16 == 0 && (kSliceColStride * 4) % 8 == 0,
                 "staged rows start 16-byte (row-major) / 8-byte (column-major) aligned");
-  /// Streaming kernel: kStages x (B, A, metadata) + index ring + epilogue.
-  static constexpr int kSmemBytes = kStages * kStageBytes + kIndexBytes + kEpilogueBytes;
-  /// Resident-A kernel: the B ring, the epilogue, then the panel's gather indices, metadata and
-  /// A for all its pairs (loaded once per block, reused by every n tile of the block).
-  static constexpr int kResidentBaseBytes = kStages * kBBytes + kEpilogueBytes;
+  /// Streaming kernel: kStages x (B, A, metadata) + index ring + epilogue + row map.
+  static constexpr int kSmemBytes =
+      kStages * kStageBytes + kIndexBytes + kEpilogueBytes + kRowMapBytes;
+  /// Resident-A kernel: the B ring, the epilogue, the row map, then the panel's gather indices,
+  /// metadata and A for all its pairs (loaded once per block, reused by every n tile of the
+  /// block).
+  static constexpr int kResidentBaseBytes = kStages * kBBytes + kEpilogueBytes + kRowMapBytes;
   static constexpr int kResidentPairBytes =
       kPairGatherBytes + kSlices * (kPairSliceMBytes + kPairSliceABytes);
 };
@@ -140,6 +146,24 @@ inline int tiles_per_block_for(int64_t panels, int64_t n, int block_tile, int bn
   if (per < 1) per = 1;
   if (per > tiles) per = tiles;
   return static_cast<int>(per);
+}
+
+/// BLOCK_TILE 32 -> 64 for an m-row matrix times mid-width B (256 < n < 2048): when the
+/// BLOCK_TILE 32 grid (BN 64 tiles) needs more than one wave of resident blocks and the
+/// BLOCK_TILE 64 grid fits in one, the plan reorders at 64 too and takes it if its panels gather
+/// no more B rows in total (one wave of 64-row panels against two of 32-row ones). The cost
+/// model's B-row weight does not see waves. Measured on H100 (DLMC 95 %, V = 8, n = 512, same
+/// process as the previous library): the 71 transformer 4096 x 512 attention matrices ran 11.3
+/// -> 10.6 us (BLOCK_TILE 32 -> 64), the ten 4096 x 2048 ffn 23.4 -> 21.2 us, rn50 4096 x 1024 /
+/// 2048 / 4608 -8 / -10 / -12 %. Raising the B-row weight instead (every mid-width matrix with a
+/// wave of BLOCK_TILE 64 blocks) also moved taller matrices (8192 rows and more: two or more
+/// waves either way) and BLOCK_TILE 16 picks, 1-16 % slower (README, notes v4).
+inline bool promote_to_block_tile_64(int64_t m, int64_t n, int sm_count) {
+  if (n <= 256 || n >= 2048) return false;
+  const int64_t tiles = (n + 63) / 64;
+  const int64_t grid32 = (m + 31) / 32 * tiles, grid64 = (m + 63) / 64 * tiles;
+  return grid32 > resident_blocks(sm_count, smem_bytes(32, 64), threads_for(32)) &&
+         grid64 <= resident_blocks(sm_count, smem_bytes(64, 64), threads_for(64));
 }
 
 /// Largest shared memory one block may opt in to (H100 and A100: 227 KB).

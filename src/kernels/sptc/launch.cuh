@@ -16,14 +16,16 @@ namespace spx::kernels::sptc::detail {
 /// Everything the kernel reads; B is row-major (the user's, or the workspace transpose).
 struct KernelParams {
   int64_t m = 0, n = 0;
-  const int32_t* panel_info = nullptr;
-  const int32_t* panel_order = nullptr;
+  const int4* blocks = nullptr;  ///< per blockIdx.x: panel, first pair, k tiles, 0
   const int32_t* gather = nullptr;
   const int32_t* row_map = nullptr;  ///< reordered row -> row of C (-1 past m); null: identity
   const uint32_t* metadata = nullptr;
   const uint16_t* values = nullptr;
   const uint16_t* b = nullptr;
   int64_t ldb = 0;
+  /// Every B row the gather names starts within 4 GiB of b (k x ldb x 2 bytes fits 32 bits):
+  /// the copies then add a 32-bit byte offset to one 64-bit base.
+  bool b_off32 = false;
   int tiles_per_block = 1;  ///< BN-wide n tiles one block streams through its pipeline
   DenseView C{};
   Scalars scalars{};

@@ -146,15 +146,23 @@ __device__ __forceinline__ int64_t c_row_of(const KernelParams& p, int64_t i) {
   return i < p.m ? i : -1;
 }
 
-/// One warp writes its staged 16-row slice of C (reordered rows row0 .., columns c0 .. c0 +
-/// kWarpN): alpha * slice + beta * C (C never read when beta == 0), clipped to m x n. Lanes walk
+/// The block's copy of its panel's rows of C in shared memory: offsets from the panel's first
+/// row (base), kNoRow past the end. Filled once per block; the epilogue reads it per vector.
+constexpr int32_t kNoRow = INT32_MIN;
+__device__ __forceinline__ int64_t row_at(const int32_t* rows, int64_t base, int i) {
+  const int32_t rel = rows[i];
+  return rel == kNoRow ? -1 : base + rel;
+}
+
+/// One warp writes its staged 16-row slice of C (the rows `rows` names from base, columns c0 ..
+/// c0 + kWarpN): alpha * slice + beta * C (C never read when beta == 0), clipped to m x n. Lanes walk
 /// C's contiguous dimension in 16-byte vectors; unaligned C, tails and rows the row map scatters
 /// (column-major C) go element by element. C's order (kRowC) and element size (kESize: 4 for
 /// fp32, 2 for fp16 / bf16) are template parameters, so the lane -> vector mapping is constant.
 template <int BT, int BN, bool kRowC, int kESize>
 __device__ __forceinline__ void write_warp_slice(const KernelParams& p, const float* slice,
-                                                 int64_t row0, int64_t c0, float alpha,
-                                                 float beta) {
+                                                 const int32_t* rows, int64_t base, int64_t c0,
+                                                 float alpha, float beta) {
   using S = TileShape<BT, BN>;
   constexpr int W = S::kWarpN;
   constexpr int vec = 16 / kESize;
@@ -166,8 +174,9 @@ __device__ __forceinline__ void write_warp_slice(const KernelParams& p, const fl
   const DenseView& C = p.C;
   const int64_t cols = p.n - c0 < W ? p.n - c0 : W;
   if (cols <= 0) return;
-  // c0 and row0 are multiples of 8 elements: a vector starts 16-byte aligned when C and its
-  // leading dimension are (and, column-major, when the row map keeps the vector's rows together).
+  // c0 is a multiple of 8 elements: a vector starts 16-byte aligned when C and its leading
+  // dimension are (column-major: also when the row map keeps the vector's rows together and its
+  // first row is a multiple of the vector length).
   const bool vec_ok = reinterpret_cast<uintptr_t>(C.ptr) % 16 == 0 && (C.ld * kESize) % 16 == 0;
   const int lane = threadIdx.x & 31;
 #pragma unroll 1  // unrolled, the loads of later vectors are hoisted and the registers spill
@@ -180,7 +189,7 @@ __device__ __forceinline__ void write_warp_slice(const KernelParams& p, const fl
     for (int e = 0; e < vec / 2; ++e)  // 8-byte reads: column-major rows are 8-byte aligned only
       *reinterpret_cast<float2*>(v + 2 * e) = src[e];
     if constexpr (kRowC) {
-      const int64_t r = c_row_of(p, row0 + o);
+      const int64_t r = row_at(rows, base, o);
       if (r < 0 || i0 >= cols) continue;
       const int64_t li = linear(C, r, c0 + i0);
       if (vec_ok && i0 + vec <= cols)
@@ -190,16 +199,16 @@ __device__ __forceinline__ void write_warp_slice(const KernelParams& p, const fl
     } else {
       if (o >= cols) continue;
       const int64_t c = c0 + o;
-      const int64_t r0 = c_row_of(p, row0 + i0);
-      bool together = r0 >= 0 && vec_ok;
+      const int64_t r0 = row_at(rows, base, i0);
+      bool together = r0 >= 0 && vec_ok && r0 % vec == 0;
 #pragma unroll
-      for (int e = 1; e < vec; ++e) together = together && c_row_of(p, row0 + i0 + e) == r0 + e;
+      for (int e = 1; e < vec; ++e) together = together && row_at(rows, base, i0 + e) == r0 + e;
       if (together) {
         store_vector<kESize>(C, linear(C, r0, c), v, alpha, beta);
       } else {
 #pragma unroll
         for (int e = 0; e < vec; ++e) {
-          const int64_t r = c_row_of(p, row0 + i0 + e);
+          const int64_t r = row_at(rows, base, i0 + e);
           if (r >= 0) store_scalars(C, linear(C, r, c), v + e, 1, alpha, beta);
         }
       }
@@ -209,38 +218,47 @@ __device__ __forceinline__ void write_warp_slice(const KernelParams& p, const fl
 
 /// A warp's epilogue for one n tile: slice by slice it stages its fragments (lane (g, t): rows
 /// g, g + 8 and columns 2 t, 2 t + 1 of each m16n8 block) in its own region and writes them.
-/// Warp-synchronous: the rest of the block keeps computing and loading.
+/// Warp-synchronous: the rest of the block keeps computing and loading. `rows`: the row offsets
+/// of the warp's first slice (16 per slice, from base).
+/// The slice loop is not unrolled: one copy of the four writers (C order x element size) instead
+/// of one per slice keeps the kernel small (unrolled, the epilogue was ~13700 of the BLOCK_TILE
+/// 128 kernel's ~14400 SASS instructions, 220 KB of code, far more than the instruction cache).
 template <int BT, int BN>
 __device__ __forceinline__ void store_warp_tile(
     const KernelParams& p, float* region,
     const float (&acc)[TileShape<BT, BN>::kWarpSlices][TileShape<BT, BN>::kNB][4],
-    int64_t row0, int64_t c0, float alpha, float beta) {
+    const int32_t* rows, int64_t base, int64_t c0, float alpha, float beta) {
   using S = TileShape<BT, BN>;
   const bool c_row = p.C.order == SPX_ORDER_ROW;
+  const bool wide = p.C.type == SPX_R_32F;
   const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;
-#pragma unroll
+#pragma unroll 1
   for (int sl = 0; sl < S::kWarpSlices; ++sl) {
 #pragma unroll
-    for (int nb = 0; nb < S::kNB; ++nb)
+    for (int s2 = 0; s2 < S::kWarpSlices; ++s2) {  // static indices keep acc in registers
+      if (s2 != sl) continue;
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int r = g + 8 * h, c = nb * 8 + 2 * t;
-        const float v0 = acc[sl][nb][2 * h], v1 = acc[sl][nb][2 * h + 1];
-        if (c_row) {
-          *reinterpret_cast<float2*>(region + r * S::kSliceRowStride + c) = make_float2(v0, v1);
-        } else {
-          region[c * S::kSliceColStride + r] = v0;
-          region[(c + 1) * S::kSliceColStride + r] = v1;
+      for (int nb = 0; nb < S::kNB; ++nb)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int r = g + 8 * h, c = nb * 8 + 2 * t;
+          const float v0 = acc[s2][nb][2 * h], v1 = acc[s2][nb][2 * h + 1];
+          if (c_row) {
+            *reinterpret_cast<float2*>(region + r * S::kSliceRowStride + c) = make_float2(v0, v1);
+          } else {
+            region[c * S::kSliceColStride + r] = v0;
+            region[(c + 1) * S::kSliceColStride + r] = v1;
+          }
         }
-      }
+    }
     __syncwarp();
-    const bool wide = p.C.type == SPX_R_32F;
+    const int32_t* sr = rows + sl * 16;
     if (c_row) {
-      if (wide) write_warp_slice<BT, BN, true, 4>(p, region, row0 + sl * 16, c0, alpha, beta);
-      else write_warp_slice<BT, BN, true, 2>(p, region, row0 + sl * 16, c0, alpha, beta);
+      if (wide) write_warp_slice<BT, BN, true, 4>(p, region, sr, base, c0, alpha, beta);
+      else write_warp_slice<BT, BN, true, 2>(p, region, sr, base, c0, alpha, beta);
     } else {
-      if (wide) write_warp_slice<BT, BN, false, 4>(p, region, row0 + sl * 16, c0, alpha, beta);
-      else write_warp_slice<BT, BN, false, 2>(p, region, row0 + sl * 16, c0, alpha, beta);
+      if (wide) write_warp_slice<BT, BN, false, 4>(p, region, sr, base, c0, alpha, beta);
+      else write_warp_slice<BT, BN, false, 2>(p, region, sr, base, c0, alpha, beta);
     }
     __syncwarp();  // the next slice overwrites the region
   }
@@ -261,28 +279,33 @@ __global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 1
   const int warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
   const int slice0 = warp_m * kWarpSlices;  // the warp's first row slice
 
-  const int panel = p.panel_order[blockIdx.x];
-  const int64_t pair0 = p.panel_info[2 * panel];
-  const int ktiles = p.panel_info[2 * panel + 1];
+  const int4 blk = p.blocks[blockIdx.x];  // panel, first pair, k tiles
+  const int panel = blk.x;
+  const int64_t pair0 = blk.y;
+  const int ktiles = blk.z;
   const int npairs = (ktiles + 1) >> 1;
   const int64_t n_tiles = (p.n + BN - 1) / BN;
   const int64_t tile0 = static_cast<int64_t>(blockIdx.y) * p.tiles_per_block;
   const int tiles = static_cast<int>(n_tiles - tile0 < p.tiles_per_block ? n_tiles - tile0
                                                                          : p.tiles_per_block);
   const int steps = tiles * npairs;
-  const int64_t row0 = static_cast<int64_t>(panel) * BT + slice0 * 16;  // the warp's rows
+  const int64_t panel_row0 = static_cast<int64_t>(panel) * BT;
   const float alpha = alpha_float(p.scalars), beta = beta_float(p.scalars);
   const int warp_col = warp_n * S::kWarpN;
 
-  // Shared memory. Streaming: kStages x (B | A | M), the index ring, the epilogue regions.
-  // Resident: kStages x B, the epilogue regions, then gather | metadata | A of the whole panel.
+  // Shared memory. Streaming: kStages x (B | A | M), the index ring, the epilogue regions, the
+  // row map. Resident: kStages x B, the epilogue regions, the row map, then gather | metadata |
+  // A of the whole panel.
   constexpr int kStageStride = kResident ? S::kBBytes : S::kStageBytes;
   constexpr int kEpilogueOffset = kResident ? kStages * S::kBBytes
                                             : kStages * S::kStageBytes + S::kIndexBytes;
   auto stage_b = [&](int s) { return reinterpret_cast<uint16_t*>(smem + s * kStageStride); };
   float* const region = reinterpret_cast<float*>(smem + kEpilogueOffset) +
                         warp * S::kWarpEpilogueFloats;
-  unsigned char* const resident = smem + kEpilogueOffset + S::kEpilogueBytes;
+  int32_t* const rows = reinterpret_cast<int32_t*>(smem + kEpilogueOffset + S::kEpilogueBytes);
+  const int32_t* const warp_rows = rows + slice0 * 16;
+  unsigned char* const resident =
+      smem + kEpilogueOffset + S::kEpilogueBytes + S::kRowMapBytes;
   int32_t* const res_gather = reinterpret_cast<int32_t*>(resident);
   uint32_t* const res_meta = reinterpret_cast<uint32_t*>(resident + npairs * kPairGatherBytes);
   uint16_t* const res_a = reinterpret_cast<uint16_t*>(
@@ -312,9 +335,17 @@ __global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 1
   };
   clear();
 
+  // The panel's rows of C, once per block (visible after the prologue's first barrier).
+  for (int i = tid; i < BT; i += kThreads) {
+    const int64_t r = c_row_of(p, panel_row0 + i);
+    rows[i] = r < 0 ? kNoRow : static_cast<int32_t>(r - panel_row0);
+  }
+
   if (steps == 0) {  // an empty panel: C = beta * C on every tile of the block
+    __syncthreads();
     for (int t = 0; t < tiles; ++t)
-      store_warp_tile<BT, BN>(p, region, acc, row0, (tile0 + t) * BN + warp_col, alpha, beta);
+      store_warp_tile<BT, BN>(p, region, acc, warp_rows, panel_row0,
+                              (tile0 + t) * BN + warp_col, alpha, beta);
     return;
   }
 
@@ -356,13 +387,24 @@ __global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 1
   // Cursors of the next issue: the step it loads (its stage, pair and tile) and the pair of the
   // step whose gather indices it loads (kStages - 1 further). They advance by one step per
   // issue, so the loop divides by npairs nowhere.
-  int i_step = 0, i_stage = 0, i_pair = 0, i_tile = 0;
+  // i_left counts the steps still to issue (no separate step index: one register less, which
+  // the compiler otherwise spent re-deriving the step count every k step).
+  int i_left = steps, i_stage = 0, i_pair = 0, i_tile = 0;
   int x_pair = (kStages - 1) % npairs;
+  // This thread's sources and destinations of the A / metadata / index copies at pair 0 and
+  // stage 0 (a step adds its pair's and stage's offsets: no per-step 64-bit thread arithmetic).
+  [[maybe_unused]] const uint16_t* const a_src0 = p.values + pair0 * (kSlices * 512) + tid * 8;
+  [[maybe_unused]] const uint32_t* const m_src0 = p.metadata + pair0 * (kSlices * 32) + tid * 4;
+  [[maybe_unused]] const int32_t* const x_src0 = p.gather + pair0 * kPairK + tid * 4;
+  [[maybe_unused]] const uint32_t a_dst0 = smem_address(smem + S::kBBytes) + tid * 16;
+  [[maybe_unused]] const uint32_t m_dst0 = smem_address(smem + S::kBBytes + S::kABytes) + tid * 16;
+  [[maybe_unused]] const uint32_t x_dst0 = smem_address(idx_ring) + tid * 16;
   // This thread's B chunk in the issue cursor's n tile (aligned path): where its column starts
   // in B's row 0 and how many bytes of it lie inside n (0 past n: the copies then read nothing,
   // their address stays inside B). Recomputed when the cursor enters a new tile.
   const uint16_t* chunk_base = p.b;
   int chunk_bytes = 0;
+  const uint32_t ldb_bytes = static_cast<uint32_t>(p.ldb) * 2;  // used when p.b_off32
   auto enter_tile = [&]() {
     const int64_t chunk_col = (tile0 + i_tile) * BN + chunk * 8;
     chunk_bytes = chunk_col >= p.n ? 0
@@ -371,10 +413,10 @@ __global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 1
   };
   if constexpr (kAligned) enter_tile();
 
-  // Group i_step: that step's B (streaming: and its A and metadata, plus the indices of step
-  // i_step + kStages - 1).
+  // Group of the next step: its B (streaming: and its A and metadata, plus the indices of the
+  // step kStages - 1 further).
   auto issue = [&]() {
-    if (i_step < steps) {
+    if (i_left > 0) {
       const int s = i_stage;
       const int j = i_pair;
       const int32_t* idx = step_idx(s, j);
@@ -399,7 +441,18 @@ __global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 1
         const uint32_t dst =
             smem_address(bs + row_group * kRowsPerThread * S::kBStride + chunk * 8);
         const uint64_t ldb = static_cast<uint64_t>(p.ldb);
-        if (chunk_bytes == 16 || chunk_bytes == 0) {  // whole chunks (always when n % 8 == 0)
+        if ((chunk_bytes == 16 || chunk_bytes == 0) && p.b_off32) {
+          // Whole chunks, every row within 4 GiB of B: a 32-bit byte offset per row (one IMAD)
+          // on the chunk's 64-bit base instead of a 64-bit product per row.
+          const unsigned char* base = reinterpret_cast<const unsigned char*>(chunk_base);
+#pragma unroll
+          for (int r = 0; r < kRowsPerThread; ++r) {
+            const int32_t col = cols[r];
+            const uint32_t off = static_cast<uint32_t>(col >= 0 ? col : 0) * ldb_bytes;
+            cp_async16_or_zero(dst + r * S::kBStride * 2, base + off,
+                               col < 0 || chunk_bytes == 0);
+          }
+        } else if (chunk_bytes == 16 || chunk_bytes == 0) {  // whole chunks (n % 8 == 0)
 #pragma unroll
           for (int r = 0; r < kRowsPerThread; ++r) {
             const int32_t col = cols[r];
@@ -427,28 +480,25 @@ __global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 1
         }
       }
       if constexpr (!kResident) {
-        const int64_t pair = pair0 + j;
-        const uint16_t* a_src = p.values + pair * (kSlices * 512);
-        uint16_t* as = pair_a(s, j);
+        const uint16_t* a_src = a_src0 + j * (kSlices * 512);
+        const uint32_t a_dst = a_dst0 + s * kStageStride;
 #pragma unroll
         for (int i = 0; i < kAPerThread; ++i) {
-          const int c = tid + i * kThreads;
-          if (kAChunks % kThreads == 0 || c < kAChunks)
-            cp_async16(smem_address(as + c * 8), a_src + c * 8, 16);
+          if (kAChunks % kThreads == 0 || tid + i * kThreads < kAChunks)
+            cp_async16(a_dst + i * kThreads * 16, a_src + i * kThreads * 8, 16);
         }
         if (tid < kSlices * 8)
-          cp_async16(smem_address(pair_m(s, j) + tid * 4), p.metadata + pair * (kSlices * 32) + tid * 4,
-                     16);
+          cp_async16(m_dst0 + s * kStageStride, m_src0 + j * (kSlices * 32), 16);
       }
     }
     if constexpr (!kResident) {
-      const int x = i_step + kStages - 1;
-      if (x < steps && tid < kPairK / 4)
-        cp_async16(smem_address(idx_ring + (x % kStages) * kPairK + tid * 4),
-                   p.gather + (pair0 + x_pair) * kPairK + tid * 4, 16);
+      // The indices of the step kStages - 1 further: its ring slot is the one before i_stage.
+      if (i_left > kStages - 1 && tid < kPairK / 4)
+        cp_async16(x_dst0 + (i_stage == 0 ? kStages - 1 : i_stage - 1) * (kPairK * 4),
+                   x_src0 + x_pair * kPairK, 16);
     }
     cp_async_commit();
-    ++i_step;
+    --i_left;
     if (++i_stage == kStages) i_stage = 0;
     if (++i_pair == npairs) {
       i_pair = 0;
@@ -466,8 +516,8 @@ __global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 1
     if constexpr (!kResident) __syncthreads();
   }
 
-  int j = 0, t = 0, s = 0;  // pair, tile and stage of step q
-  for (int q = 0; q < steps; ++q) {
+  int j = 0, t = 0, s = 0;  // pair, tile and stage of the step computed
+  for (int q = steps; q > 0; --q) {
     cp_async_wait<kStages - 2>();  // groups 0 .. q complete (this thread's copies)
     __syncthreads();               // everyone's copies visible; step q - 1's buffers free
     issue();                       // step q + kStages - 1
@@ -506,7 +556,8 @@ __global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 1
       }
     }
     if (++j == npairs) {  // the tile is complete: the warp writes it, the copies keep flying
-      store_warp_tile<BT, BN>(p, region, acc, row0, (tile0 + t) * BN + warp_col, alpha, beta);
+      store_warp_tile<BT, BN>(p, region, acc, warp_rows, panel_row0, (tile0 + t) * BN + warp_col,
+                              alpha, beta);
       clear();
       j = 0;
       ++t;

@@ -81,8 +81,7 @@ cudaError_t spmm(const SpmmArgs& a, const SptcConfig& cfg, cudaStream_t stream) 
   detail::KernelParams p;
   p.m = a.m;
   p.n = a.n;
-  p.panel_info = a.panel_info;
-  p.panel_order = a.panel_order;
+  p.blocks = reinterpret_cast<const int4*>(a.blocks);
   p.gather = a.gather;
   p.row_map = a.row_map;
   p.metadata = a.metadata;
@@ -108,6 +107,7 @@ cudaError_t spmm(const SpmmArgs& a, const SptcConfig& cfg, cudaStream_t stream) 
     const cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess) return err;
   }
+  p.b_off32 = a.k * p.ldb * 2 <= int64_t{0xFFFFFFFF};
   detail::LaunchShape shape;
   shape.bn = cfg.bn;
   shape.aligned = aligned;

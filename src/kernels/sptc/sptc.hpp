@@ -15,8 +15,8 @@ namespace spx::kernels::sptc {
 struct SpmmArgs {
   int64_t m = 0, k = 0, n = 0;
   int64_t panels = 0;
-  const int32_t* panel_info = nullptr;   ///< 2 per panel: first pair, k tiles
-  const int32_t* panel_order = nullptr;  ///< panels, longest first
+  const int32_t* blocks = nullptr;       ///< 4 per launch position (panels, longest first):
+                                         ///< panel, first pair, k tiles, 0 (16-byte aligned)
   const int32_t* gather = nullptr;       ///< 64 per pair
   const int32_t* row_map = nullptr;      ///< reordered row -> row of C, or null (identity)
   int max_pairs = 0;                     ///< the longest panel's pairs (resident-A smem)
