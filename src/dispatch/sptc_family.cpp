@@ -89,16 +89,7 @@ class SptcSpmm final : public SpmmKernelPlan {
     device::check(ks::pack_values_load(), "loading the SpTC value packing kernel");
     max_pairs_ = s.max_pairs;
     if (!s.row_map.empty()) row_map_ = device::upload(s.row_map, p.h.stream);
-    // One 16-byte record per launch position (panel, first pair, k tiles, 0): a block reads its
-    // panel with one load instead of panel_order then panel_info.
-    std::vector<int32_t> blocks(4 * s.panel_order.size(), 0);
-    for (size_t x = 0; x < s.panel_order.size(); ++x) {
-      const int32_t q = s.panel_order[x];
-      blocks[4 * x] = q;
-      blocks[4 * x + 1] = s.panel_info[2 * static_cast<size_t>(q)];
-      blocks[4 * x + 2] = s.panel_info[2 * static_cast<size_t>(q) + 1];
-    }
-    blocks_ = device::upload(blocks, p.h.stream);
+    blocks_ = device::upload(plan::sptc_block_records(s), p.h.stream);
     gather_ = device::upload(s.gather, p.h.stream);
     metadata_ = device::upload(s.metadata, p.h.stream);
     value_slot_ = device::upload(s.value_slot, p.h.stream);

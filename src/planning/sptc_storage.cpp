@@ -174,4 +174,15 @@ SortedBcrs sptc_sort_structure(int64_t rows, int64_t cols, int64_t vec_len, int6
   return out;
 }
 
+std::vector<int32_t> sptc_block_records(const SptcStorage& s) {
+  std::vector<int32_t> records(4 * s.panel_order.size(), 0);
+  for (size_t x = 0; x < s.panel_order.size(); ++x) {
+    const size_t q = static_cast<size_t>(s.panel_order[x]);
+    records[4 * x] = s.panel_order[x];
+    records[4 * x + 1] = s.panel_info[2 * q];
+    records[4 * x + 2] = s.panel_info[2 * q + 1];
+  }
+  return records;
+}
+
 }  // namespace spx::plan

@@ -73,6 +73,11 @@ struct SptcStorage {
 SptcStorage sptc_build_storage(const SptcLayout& layout,
                                const std::vector<int32_t>& vector_slot = {});
 
+/// What the kernel reads per launch position (kernels/sptc/sptc.hpp: SptcArgs::blocks): for each
+/// entry of panel_order, 4 int32 = the panel, its first pair, its k tiles, 0; a block reads its
+/// panel with one 16-byte load instead of panel_order, then panel_info.
+std::vector<int32_t> sptc_block_records(const SptcStorage& storage);
+
 /// The host version of spxPlanUpdateValues (for tests and the bench's checks): packed[i] =
 /// user_values[value_slot[i]] or 0 (16-bit values as raw bits).
 std::vector<uint16_t> sptc_pack_values(const SptcStorage& s, const uint16_t* user_values);

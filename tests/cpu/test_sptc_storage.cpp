@@ -184,6 +184,18 @@ plan::SptcStorage check_storage(const UserBcrs& a, int block_tile, uint64_t seed
   CHECK(s.value_slot.size() == static_cast<size_t>(s.pairs * s.slices * 512));
   for (size_t i = 1; i < s.panel_order.size(); ++i)
     CHECK(s.panel_info[2 * s.panel_order[i - 1] + 1] >= s.panel_info[2 * s.panel_order[i] + 1]);
+  // The kernel's per-launch-position records: every panel once, in panel_order, with its first
+  // pair and k tiles.
+  const std::vector<int32_t> records = plan::sptc_block_records(s);
+  REQUIRE(records.size() == 4 * s.panel_order.size());
+  CHECK(s.panel_order.size() == static_cast<size_t>(s.panels));
+  for (size_t x = 0; x < s.panel_order.size(); ++x) {
+    const int32_t q = s.panel_order[x];
+    CHECK(records[4 * x] == q);
+    CHECK(records[4 * x + 1] == s.panel_info[2 * static_cast<size_t>(q)]);
+    CHECK(records[4 * x + 2] == s.panel_info[2 * static_cast<size_t>(q) + 1]);
+    CHECK(records[4 * x + 3] == 0);
+  }
   for (uint32_t w : s.metadata)
     for (int sh = 0; sh < 32; sh += 4) {
       int i0, i1;
