@@ -88,6 +88,9 @@ struct Candidate {
   int stages_per_split;
   bool stage_b;  ///< a column-major B is first copied row-major into the workspace
   bool bulk;     ///< sm_90 tensor-copy kernel when the launch allows it (spmm_bulk_ok)
+  /// That copy runs beside the tensor-copy kernel, chunk by chunk (knm::StreamedB), instead of
+  /// before it.
+  bool stream_b;
 };
 
 class NmSpmm final : public SpmmKernelPlan {
@@ -98,6 +101,7 @@ class NmSpmm final : public SpmmKernelPlan {
     base_.depth = depth;
     base_.producer_last = env_int("SPX_NM_PRODUCER", 1) != 0;
     smem_optin_ = p.h.smem_per_block_optin;
+    sm_count_ = p.h.sm_count;
     bulk_device_ = p.h.cc_major >= 9;
     device::check(knm::spmm_load(p.h.smem_per_block_optin), "loading the NM SpMM kernels");
     device::check(knm::relayout_load(), "loading the NM value re-layout kernel");
@@ -131,7 +135,7 @@ class NmSpmm final : public SpmmKernelPlan {
     device::check(cudaStreamSynchronize(p.h.stream), "re-laying out A's values into the plan");
   }
 
-  void add_candidate(TileId tile, int split, bool stage_b, bool bulk) {
+  void add_candidate(TileId tile, int split, bool stage_b, bool bulk, bool stream_b = false) {
     const int stages = base_.stages;
     int sps = stages, eff = 1;
     if (split > 1 && stages > 1) {
@@ -141,9 +145,12 @@ class NmSpmm final : public SpmmKernelPlan {
     if (stages == 0) sps = 0;
     stage_b = stage_b && b_order_ == SPX_ORDER_COL;
     bulk = bulk && bulk_device_ && !packing_ && (b_order_ == SPX_ORDER_ROW || stage_b);
+    stream_b = stream_b && stage_b && bulk && eff == 1 && knm::spmm_bulk_streams(tile);
     for (const Candidate& c : candidates_)
-      if (c.tile == tile && c.split == eff && c.stage_b == stage_b && c.bulk == bulk) return;
-    candidates_.push_back({tile, eff, sps, stage_b, bulk});
+      if (c.tile == tile && c.split == eff && c.stage_b == stage_b && c.bulk == bulk &&
+          c.stream_b == stream_b)
+        return;
+    candidates_.push_back({tile, eff, sps, stage_b, bulk, stream_b});
   }
 
   void run(const spxContext& h, const SpmmCall& call) const override {
@@ -156,18 +163,34 @@ class NmSpmm final : public SpmmKernelPlan {
     a.scalars = scalars_of(h, call.alpha, call.beta, false);
     unsigned char* ws = static_cast<unsigned char*>(call.workspace);
     if (c.stage_b && a.B.order == SPX_ORDER_COL) {
-      knm::StageBArgs sb;
-      sb.k = a.k;
-      sb.n = a.n;
-      sb.ld_out = knm::staged_b_ld(a.n);
-      sb.B = a.B;
-      sb.out = reinterpret_cast<float*>(ws);
-      device::check(knm::stage_b_row_major(sb, h.stream), "launching the NM B staging copy");
+      // The kernels read a row-major copy: made beside the tensor-copy kernel (streamed), or
+      // before the kernel by a copy kernel.
+      const kernels::DenseView col_b = a.B;
       a.B = kernels::DenseView{ws, knm::staged_b_ld(a.n), SPX_R_32F, SPX_ORDER_ROW};
-      ws += knm::staged_b_bytes(a.k, a.n);
+      const int64_t staged = knm::staged_b_bytes(a.k, a.n);
+      a.bulk = c.bulk && knm::spmm_bulk_ok(c.tile, a, smem_optin_);
+      if (a.bulk && c.stream_b && a.k > 0) {
+        a.streamed.src = static_cast<const float*>(col_b.ptr);
+        a.streamed.ld_src = col_b.ld;
+        a.streamed.staged = reinterpret_cast<float*>(ws);
+        a.streamed.ld_staged = knm::staged_b_ld(a.n);
+        a.streamed.flags = reinterpret_cast<uint32_t*>(ws + staged);
+        a.streamed.copy_blocks = std::max(1, sm_count_);  // one per SM
+        ws += staged + knm::streamed_flag_bytes(a.k, a.n, knm::tile_shape(c.tile).bn);
+      } else {
+        knm::StageBArgs sb;
+        sb.k = a.k;
+        sb.n = a.n;
+        sb.ld_out = knm::staged_b_ld(a.n);
+        sb.B = col_b;
+        sb.out = reinterpret_cast<float*>(ws);
+        device::check(knm::stage_b_row_major(sb, h.stream), "launching the NM B staging copy");
+        ws += staged;
+      }
+    } else {
+      a.bulk = c.bulk && knm::spmm_bulk_ok(c.tile, a, smem_optin_);
     }
     a.workspace = reinterpret_cast<float*>(ws);
-    a.bulk = c.bulk && knm::spmm_bulk_ok(c.tile, a, smem_optin_);
     device::check(knm::spmm(c.tile, a, h.stream), "launching the NM SpMM kernel");
   }
 
@@ -201,7 +224,10 @@ class NmSpmm final : public SpmmKernelPlan {
         "packing %s; split-K %d; B %s C %s; depth %d; loads %s; smem %lld B",
         t.name, t.bm, t.bn, t.tm, t.tn, t.threads, ll(dims_.n), ll(dims_.m), ll(dims_.l), a.w_s,
         a.k_s, packing_ ? "on" : "off", c.split,
-        b_order_ == SPX_ORDER_ROW ? "row" : (c.stage_b ? "col (staged row-major)" : "col"),
+        b_order_ == SPX_ORDER_ROW
+            ? "row"
+            : (c.stream_b ? "col (staged row-major, streamed)"
+                          : (c.stage_b ? "col (staged row-major)" : "col")),
         c_order_ == SPX_ORDER_ROW ? "row" : "col", a.depth, c.bulk ? "tma" : "cp.async",
         ll(knm::spmm_smem_bytes(c.tile, a)));
     return buf;
@@ -212,7 +238,9 @@ class NmSpmm final : public SpmmKernelPlan {
     for (const Candidate& c : candidates_) {
       knm::SpmmArgs a = base_;
       a.split = c.split;
-      const int64_t staged = c.stage_b ? knm::staged_b_bytes(base_.k, base_.n) : 0;
+      int64_t staged = c.stage_b ? knm::staged_b_bytes(base_.k, base_.n) : 0;
+      if (c.stream_b)
+        staged += knm::streamed_flag_bytes(base_.k, base_.n, knm::tile_shape(c.tile).bn);
       most = std::max(most, staged + knm::spmm_workspace_bytes(a));
     }
     return static_cast<size_t>(most);
@@ -230,6 +258,7 @@ class NmSpmm final : public SpmmKernelPlan {
   device::Buffer a_t_, ridx_, col_info_, col_count_;
   size_t metadata_bytes_ = 0;
   size_t smem_optin_ = 0;
+  int sm_count_ = 1;
   bool bulk_device_ = false;  ///< cc >= 9.0: the tensor-copy kernel exists
   knm::SpmmArgs base_;
   std::vector<Candidate> candidates_;
@@ -349,7 +378,11 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
   if (forced_split >= 1) choice.split = static_cast<int>(std::min<int64_t>(forced_split, 64));
   // sm_90: the tensor-copy kernel for non-packed plans unless SPX_NM_BULK=0 (the cp.async
   // kernel stays a search candidate).
-  k->add_candidate(choice.tile, choice.split, stage_b, bulk);
+  // A column-major B on the tensor-copy kernel is streamed beside it where the tile allows
+  // (unless SPX_NM_STREAM_B=0); the copy before the kernel stays a search candidate.
+  const bool stream_b = stage_b && env_int("SPX_NM_STREAM_B", 1) != 0;
+  k->add_candidate(choice.tile, choice.split, stage_b, bulk, stream_b);
+  if (stream_b) k->add_candidate(choice.tile, choice.split, stage_b, bulk);
   for (int i = knm::kTileCount - 1; i >= 0; --i)
     if (fits[i]) k->add_candidate(static_cast<TileId>(i), 1, stage_b, bulk);
   if (choice.split > 1) k->add_candidate(choice.tile, 1, stage_b, bulk);

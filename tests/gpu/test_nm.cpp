@@ -40,6 +40,10 @@ struct NmCase {
   int split = 0;     ///< 0: the plan decides; >= 1: forced
   std::string tile;  ///< "": the plan decides
   int stage_b = -1;  ///< column-major B staged row-major: -1 default, 0 / 1 forced
+  int stream_b = -1;  ///< that copy streamed beside the tensor-copy kernel: -1 default, 0 off
+  /// Call once into a scratch C with the same workspace before the checked call (state the plan
+  /// leaves in the workspace, e.g. the streamed copy's flags, must not leak into the next call).
+  bool call_twice = false;
   bool device_scalars = false;
   /// Execute with a copy of B 4 bytes off 16-byte alignment (the plan saw an aligned B): the
   /// tensor copies cannot read it, so the call runs on the cp.async kernel.
@@ -52,7 +56,8 @@ struct NmCase {
            order_name(b_order) + " C " + order_name(c_order) + ", alpha " + std::to_string(alpha) +
            " beta " + std::to_string(beta) + ", ld pad " + std::to_string(ld_pad) + ", packing " +
            std::to_string(packing) + ", split " + std::to_string(split) + ", tile '" + tile +
-           "', stage B " + std::to_string(stage_b) + (device_scalars ? ", device scalars" : "") +
+           "', stage B " + std::to_string(stage_b) + " stream B " + std::to_string(stream_b) +
+           (call_twice ? ", called twice" : "") + (device_scalars ? ", device scalars" : "") +
            (b_misaligned_at_execute ? ", B misaligned at execute" : "") + ", seed " +
            std::to_string(seed);
   }
@@ -93,6 +98,7 @@ spxPlanInfo_t run_case(spxHandle_t h, const NmCase& c, int64_t* failures) {
     EnvOverride s("SPX_NM_FORCE_SPLIT", c.split <= 0 ? "" : std::to_string(c.split));
     EnvOverride t("SPX_NM_FORCE_TILE", c.tile);
     EnvOverride b("SPX_NM_STAGE_B", c.stage_b < 0 ? "" : std::to_string(c.stage_b));
+    EnvOverride f("SPX_NM_STREAM_B", c.stream_b < 0 ? "" : std::to_string(c.stream_b));
     st = spxSpMM_analyze(h, dA.get(), dB.get(), dC.get(), SPX_R_32F, SPX_SPMM_ALG_NM, &raw);
   }
   if (st != SPX_STATUS_SUCCESS) {
@@ -129,8 +135,19 @@ spxPlanInfo_t run_case(spxHandle_t h, const NmCase& c, int64_t* failures) {
     run_b = shifted_descr.get();
   }
 
+  // The workspace is the caller's: it starts with garbage (every byte 0x5A).
   DeviceBuffer workspace(info.workspace_bytes);
+  if (info.workspace_bytes > 0)
+    REQUIRE(cudaMemset(workspace.get(), 0x5A, info.workspace_bytes) == cudaSuccess);
   const ScalarBytes alpha = make_scalar(c.alpha, SPX_R_32F), beta = make_scalar(c.beta, SPX_R_32F);
+  if (c.call_twice) {
+    DeviceDense scratch = to_device(c_init, 256);
+    const spxStatus_t first = spxSpMM(h, plan.get(), alpha.get(), dA.get(), run_b, beta.get(),
+                                      scratch.get(), workspace.get());
+    device_sync();
+    if (first != SPX_STATUS_SUCCESS)
+      problems += std::string("the first spxSpMM returned ") + spxGetStatusName(first) + "; ";
+  }
   spxStatus_t run_st;
   if (c.device_scalars) {
     DeviceBuffer d_alpha(sizeof(float)), d_beta(sizeof(float));
@@ -281,6 +298,70 @@ TEST_CASE("NM tensor-copy plan executed with a B the copies cannot read", "[nm][
       ++index;
       const spxPlanInfo_t info = run_case(h.get(), c, &failures);
       if (major >= 9) CHECK(info_config(info).find("loads tma") != std::string::npos);
+    }
+  CHECK(failures == 0);
+}
+
+TEST_CASE("NM column-major B streamed row-major beside the tensor-copy kernel", "[nm][spmm]") {
+  // sm_90, Wide tile: a copy kernel writes B row-major in chunks of 32 rows x 128 columns while
+  // the product's tiles wait chunk by chunk (StreamedB). More chunks than copy blocks, k and n
+  // tails inside a chunk and a panel, ld not a multiple of 4 and a B 4 bytes off alignment (the
+  // copy's element loads), more panels than start together; every case is called twice with
+  // one workspace (the flags of the first call are set when the second starts) and again with
+  // the copy before the kernel (SPX_NM_STREAM_B=0). Elsewhere every case runs the copy before
+  // the kernel.
+  int device = 0, major = 0;
+  REQUIRE(cudaGetDevice(&device) == cudaSuccess);
+  REQUIRE(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess);
+  UniqueHandle h = make_handle();
+  int64_t failures = 0;
+  struct Shape {
+    int64_t m, k, n, N, M, L;
+    const char* tile;
+    int64_t ld_pad;
+    bool misaligned;
+  };
+  const Shape shapes[] = {
+      {1024, 2048, 700, 2, 4, 32, "wide", 0, false},   // 64 x 6 chunks
+      {384, 1032, 261, 3, 8, 32, "wide", 5, false},    // k tail in a chunk, odd ld, n tail
+      {256, 4096, 130, 1, 8, 16, "wide", 0, true},     // element loads, 128 chunks per panel
+      {640, 1008, 517, 1, 4, 64, "wide", 3, false},    // n % 4 == 1
+      {128, 40, 70, 1, 4, 128, "wide", 0, false},      // k 40: one full chunk and one of 8 rows
+      {96, 528, 99, 5, 16, 32, "", 0, false},          // the plan's tile
+      // 32 row tiles x 11 panels: more panels than start together (the copy's panel groups)
+      {4096, 384, 1290, 2, 4, 32, "wide", 0, false},
+  };
+  uint64_t seed = 13000;
+  int index = 0;
+  for (const Shape& sh : shapes)
+    for (int stream : {1, 0}) {
+      NmCase c;
+      c.m = sh.m;
+      c.k = sh.k;
+      c.n = sh.n;
+      c.N = sh.N;
+      c.M = sh.M;
+      c.L = sh.L;
+      c.tile = sh.tile;
+      c.ld_pad = sh.ld_pad;
+      c.b_misaligned_at_execute = sh.misaligned;
+      c.b_order = SPX_ORDER_COL;
+      c.c_order = (index % 2) ? SPX_ORDER_ROW : SPX_ORDER_COL;
+      c.alpha = kAlphaBeta[index % 3][0];
+      c.beta = kAlphaBeta[index % 3][1];
+      c.packing = 0;
+      c.split = 1;
+      c.stage_b = 1;
+      c.stream_b = stream;
+      c.call_twice = true;
+      c.seed = seed++;
+      ++index;
+      const spxPlanInfo_t info = run_case(h.get(), c, &failures);
+      const std::string config = info_config(info);
+      INFO(c.what() << "\n  config " << config);
+      const bool streamed = config.find("streamed") != std::string::npos;
+      const bool wide = config.find("tile wide") != std::string::npos;
+      CHECK(streamed == (major >= 9 && stream == 1 && wide));
     }
   CHECK(failures == 0);
 }

@@ -138,8 +138,10 @@ inline int64_t stage_bytes(const TileShape& t, int64_t w_s, int64_t rows_s, int6
 /// Pipeline depth: stage buffers in flight. 2 = double buffering (the next stage's copies land
 /// during this stage's compute); 3 gives the copies two stages to land.
 constexpr int kMaxDepth = 3;
-/// After the stage buffers: the full / empty mbarriers of the tensor-copy kernel (8 bytes each)
-/// and its per-buffer counters of finished warps (4 bytes each).
+/// After the stage buffers: the full / empty mbarriers of the tensor-copy kernel (8 bytes each),
+/// its per-buffer counters of finished warps (4 bytes each) and, with a streamed B (launch.hpp:
+/// StreamedB), the first chunk not yet seen copied (4 bytes; in dynamic shared memory, because
+/// static shared memory would lower the dynamic size a kernel may opt into).
 constexpr int64_t kBarrierBytes = 2 * 8 * kMaxDepth + 4 * kMaxDepth + 4;
 inline int64_t kernel_smem_bytes(const TileShape& t, int64_t w_s, int64_t rows_s, int64_t groups,
                                  int64_t packed, int depth = 2) {

@@ -12,6 +12,33 @@
 
 namespace spx::kernels::nm {
 
+/// A column-major B copied row-major *beside* the tensor-copy kernel (sm_90, "streamed"): a copy
+/// kernel of one small block per SM (no shared memory, few registers, so it fits next to the
+/// product's two blocks) writes B row-major into the workspace in chunks of kStreamChunkRows rows
+/// x one panel of the tile's BN columns, in the order the product's tiles need them, and raises
+/// one flag per chunk; the product is launched as its programmatic dependent (it starts once
+/// every copy block has started, so the copy always completes: no deadlock however the blocks
+/// are placed) and each tile's producer waits for the flags of a stage's rows before its tensor
+/// copy. The serial copy (stage_b_row_major) made every tile wait for all of B: 0.065 ms at
+/// 4096^2 on H100, 1-5 % of the product at the acceptance shapes.
+struct StreamedB {
+  const float* src = nullptr;  ///< column-major k x n
+  int64_t ld_src = 0;
+  float* staged = nullptr;  ///< row-major k x ld_staged: the B the product's tensor map reads
+  int64_t ld_staged = 0;
+  uint32_t* flags = nullptr;  ///< [panels][chunks], reset by the copy kernel itself
+  int chunks = 0;             ///< ceil(k / kStreamChunkRows)
+  int panels = 0;             ///< ceil(n / BN)
+  int panel_group = 1;  ///< panels whose tiles run at once (chunks are copied in that order)
+  int copy_blocks = 0;  ///< 0: off (no streamed copy in this launch)
+};
+constexpr int kStreamChunkRows = 32;
+/// Flag bytes of a streamed copy (one uint32 per chunk and panel), rounded up to 256.
+inline int64_t streamed_flag_bytes(int64_t k, int64_t n, int64_t bn) {
+  const int64_t flags = ((k + kStreamChunkRows - 1) / kStreamChunkRows) * ((n + bn - 1) / bn);
+  return (flags * 4 + 255) / 256 * 256;
+}
+
 /// Everything one NM SpMM launch needs. The A side is the plan's copy: values re-laid out as
 /// a_t[kc_pad][rows_pad] (slot-major, zero padding) and the stage-relative rows ridx.
 struct SpmmArgs {
@@ -26,6 +53,7 @@ struct SpmmArgs {
   int box_rows = 0;  ///< bulk: B rows per tensor copy (a divisor of k_s, at most 256)
   /// bulk: the warp finishing a stage last refills its buffer (else warp 0 waits and refills).
   bool producer_last = true;
+  StreamedB streamed{};  ///< bulk: a column-major B copied beside the product (copy_blocks > 0)
   int stages_per_split = 0, split = 1;  ///< split-K: blockIdx.z takes stages_per_split stages
   const float* a_t = nullptr;           ///< [kc_pad][rows_pad]
   int64_t rows_pad = 0, kc_pad = 0;
@@ -46,6 +74,15 @@ struct SpmmArgs {
 bool spmm_bulk_ok(TileId tile, const SpmmArgs& a, size_t smem_optin);
 cudaError_t spmm_bulk(TileId tile, const SpmmArgs& a, cudaStream_t stream);
 cudaError_t spmm_bulk_load(size_t smem_optin);
+/// Whether the tile has a streamed-B kernel (the large sm_90 tiles, Huge and Wide, where the
+/// copy is a visible share of the time).
+bool spmm_bulk_streams(TileId tile);
+/// The streamed copy kernel (stream_b.cu): queued on `stream` before the product, which must
+/// then be launched as its programmatic dependent. Fills s.chunks / s.panels / s.panel_group
+/// from the shape, `bn` and the blocks that run at once (`resident_tiles`).
+cudaError_t stream_b_launch(StreamedB& s, int64_t k, int64_t n, int64_t bn, int64_t grid_x,
+                            int64_t resident_tiles, cudaStream_t stream);
+cudaError_t stream_b_load();
 
 /// Dynamic shared memory of a launch (both pipeline stages).
 int64_t spmm_smem_bytes(TileId tile, const SpmmArgs& a);

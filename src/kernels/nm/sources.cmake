@@ -7,5 +7,6 @@ set(SPX_NM_SOURCES
   kernels/nm/spmm_tiles_small.cu
   kernels/nm/spmm_tiles_large.cu
   kernels/nm/spmm_bulk.cu
+  kernels/nm/stream_b.cu
   kernels/nm/aux.cu
   kernels/nm/prune.cu)

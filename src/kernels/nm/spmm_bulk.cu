@@ -46,6 +46,12 @@ int box_rows_for(int k_s) {
   return 1;
 }
 
+/// Tiles with a streamed-B kernel: the Wide tile (the sm_90 tile for large products). Its two
+/// blocks per SM leave registers and shared memory for the copy's block; Huge's two blocks of
+/// 256 threads take the whole register file.
+template <class T>
+constexpr bool kStreams = T::kTN == 16 && T::kThreads == 128;
+
 template <class T>
 cudaError_t launch(const SpmmArgs& in, cudaStream_t stream) {
   SpmmArgs a = in;
@@ -57,9 +63,31 @@ cudaError_t launch(const SpmmArgs& in, cudaStream_t stream) {
   const dim3 grid(static_cast<unsigned>((a.m + T::kBM - 1) / T::kBM),
                   static_cast<unsigned>((a.n + T::kBN - 1) / T::kBN),
                   static_cast<unsigned>(a.split));
-  detail::spmm_bulk_kernel<T>
-      <<<grid, T::kThreads, static_cast<size_t>(detail::bulk_smem_bytes<T>(a)), stream>>>(
-          a, map_a, map_b);
+  const size_t smem = static_cast<size_t>(detail::bulk_smem_bytes<T>(a));
+  if (a.streamed.copy_blocks > 0) {
+    if constexpr (kStreams<T>) {
+      // The copy first, then the product as its programmatic dependent (stream_b.cu: why that
+      // cannot deadlock). Split-K grids are not streamed (the copy's order assumes one z).
+      if (a.split != 1) return cudaErrorInvalidValue;
+      const int64_t resident = static_cast<int64_t>(T::kMinBlocks) * a.streamed.copy_blocks;
+      cudaError_t err =
+          stream_b_launch(a.streamed, a.k, a.n, T::kBN, grid.x, resident, stream);
+      if (err != cudaSuccess) return err;
+      cudaLaunchAttribute attr[1];
+      attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      attr[0].val.programmaticStreamSerializationAllowed = 1;
+      cudaLaunchConfig_t cfg = {};
+      cfg.gridDim = grid;
+      cfg.blockDim = dim3(T::kThreads);
+      cfg.dynamicSmemBytes = smem;
+      cfg.stream = stream;
+      cfg.attrs = attr;
+      cfg.numAttrs = 1;
+      return cudaLaunchKernelEx(&cfg, detail::spmm_bulk_kernel<T, true>, a, map_a, map_b);
+    }
+    return cudaErrorInvalidValue;
+  }
+  detail::spmm_bulk_kernel<T, false><<<grid, T::kThreads, smem, stream>>>(a, map_a, map_b);
   return cudaGetLastError();
 }
 
@@ -68,18 +96,25 @@ int64_t smem_of(const SpmmArgs& a) {
   return detail::bulk_smem_bytes<T>(a);
 }
 
-template <class T>
-cudaError_t load(size_t smem_optin) {
+template <class T, bool kStreamed>
+cudaError_t load_one(size_t smem_optin) {
   cudaFuncAttributes attr;
-  cudaError_t err = cudaFuncGetAttributes(&attr, detail::spmm_bulk_kernel<T>);
+  cudaError_t err = cudaFuncGetAttributes(&attr, detail::spmm_bulk_kernel<T, kStreamed>);
   if (err != cudaSuccess) return err;
-  err = cudaFuncSetAttribute(detail::spmm_bulk_kernel<T>,
+  err = cudaFuncSetAttribute(detail::spmm_bulk_kernel<T, kStreamed>,
                              cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(smem_optin));
   if (err != cudaSuccess) return err;
-  return cudaFuncSetAttribute(detail::spmm_bulk_kernel<T>,
+  return cudaFuncSetAttribute(detail::spmm_bulk_kernel<T, kStreamed>,
                               cudaFuncAttributePreferredSharedMemoryCarveout,
                               cudaSharedmemCarveoutMaxShared);
+}
+
+template <class T>
+cudaError_t load(size_t smem_optin) {
+  const cudaError_t err = load_one<T, false>(smem_optin);
+  if constexpr (kStreams<T>) return err == cudaSuccess ? load_one<T, true>(smem_optin) : err;
+  return err;
 }
 
 }  // namespace
@@ -100,6 +135,17 @@ bool spmm_bulk_ok(TileId tile, const SpmmArgs& a, size_t smem_optin) {
   return smem <= static_cast<int64_t>(smem_optin);
 }
 
+bool spmm_bulk_streams(TileId tile) {
+  switch (tile) {
+    case TileId::Small: return kStreams<SmallTile>;
+    case TileId::Medium: return kStreams<MediumTile>;
+    case TileId::Large: return kStreams<LargeTile>;
+    case TileId::Huge: return kStreams<HugeTile>;
+    case TileId::Wide: return kStreams<WideTile>;
+  }
+  return false;
+}
+
 cudaError_t spmm_bulk(TileId tile, const SpmmArgs& a, cudaStream_t stream) {
   switch (tile) {
     case TileId::Small: return launch<SmallTile>(a, stream);
@@ -117,6 +163,7 @@ cudaError_t spmm_bulk_load(size_t smem_optin) {
   if (err == cudaSuccess) err = load<LargeTile>(smem_optin);
   if (err == cudaSuccess) err = load<HugeTile>(smem_optin);
   if (err == cudaSuccess) err = load<WideTile>(smem_optin);
+  if (err == cudaSuccess) err = stream_b_load();
   return err;
 }
 

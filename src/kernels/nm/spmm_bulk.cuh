@@ -78,14 +78,52 @@ __device__ __forceinline__ void tensor_copy_2d(unsigned dst, const void* map, in
       : "memory");
 }
 
+/// Streamed B (launch.hpp: StreamedB), the whole producing warp: returns once the chunks of
+/// panel `panel` holding B rows up to `last_row` are copied. `*ready` (shared) is the first
+/// chunk not yet seen copied; a stale value only re-reads flags that are already set. One
+/// round trip reads the flags of 32 chunks (one per lane, one 128-byte line), so once the copy
+/// is ahead a tile polls every 32 chunks (1024 rows), not every stage.
+__device__ __forceinline__ void wait_streamed_rows(const StreamedB& s, int64_t last_row,
+                                                   int panel, volatile int* ready) {
+  const int need = static_cast<int>(last_row / kStreamChunkRows);
+  int r = *ready;
+  if (r > need) return;
+  const int lane = threadIdx.x & 31;
+  const uint32_t* flags = s.flags + static_cast<int64_t>(panel) * s.chunks;
+  for (;;) {
+    // Relaxed loads while waiting and one acquire fence after: an acquire load would invalidate
+    // the SM's L1 at every poll.
+    unsigned done = 1u;
+    if (r + lane < s.chunks)
+      asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];\n"
+                   : "=r"(done)
+                   : "l"(flags + r + lane)
+                   : "memory");
+    const unsigned missing = __ballot_sync(0xFFFFFFFFu, done == 0u);
+    r += missing != 0u ? __ffs(missing) - 1 : 32;
+    if (r > need) break;
+    __nanosleep(256);
+  }
+  if (lane == 0) *ready = r;
+  // Every lane that saw a flag acquires; the tensor copies (async proxy) then read B.
+  asm volatile("fence.acq_rel.gpu;\n" ::: "memory");
+  __syncwarp();
+  asm volatile("fence.proxy.async.global;\n" ::: "memory");
+}
+
 /// Producer (the 32 lanes of warp 0): issues stage `stage` into `sb`, completing on `full`.
-template <class T>
+/// kStreamed: B is being copied row-major beside the kernel; wait for the stage's rows first.
+template <class T, bool kStreamed>
 __device__ __forceinline__ void produce_stage(const SpmmArgs& a, const void* map_a,
                                               const void* map_b, const StageBuffer& sb,
                                               unsigned full, int stage, int64_t m0, int64_t n0,
-                                              int groups) {
+                                              int groups, volatile int* stream_ready) {
   const int lane = threadIdx.x & 31;
   const int w_s = a.w_s, k_s = a.k_s;
+  if constexpr (kStreamed) {
+    const int64_t last = min(static_cast<int64_t>(stage + 1) * k_s, a.k) - 1;
+    wait_streamed_rows(a.streamed, last, static_cast<int>(n0 / T::kBN), stream_ready);
+  }
   if (lane == 0) {
     mbar_arrive_expect_tx(full, static_cast<unsigned>(w_s) * T::kBM * 4 +
                                     static_cast<unsigned>(k_s) * T::kBN * 4);
@@ -108,7 +146,9 @@ __device__ __forceinline__ void produce_stage(const SpmmArgs& a, const void* map
   cp_async_arrive_noinc(full);
 }
 
-template <class T>
+/// kStreamed: a column-major B is copied row-major beside this kernel (StreamedB); a separate
+/// instantiation, so that the plain kernel keeps its registers.
+template <class T, bool kStreamed>
 __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     spmm_bulk_kernel(const SpmmArgs a, const __grid_constant__ CUtensorMap map_a,
                      const __grid_constant__ CUtensorMap map_b) {
@@ -140,6 +180,8 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
   auto empty = [&](int which) { return bars + 8u * (kMaxDepth + which); };
   // Warps done with each buffer so far (the last-finisher producer scheme).
   unsigned* done = reinterpret_cast<unsigned*>(smem + depth * stage_bytes + 16 * kMaxDepth);
+  // Streamed B: the first chunk of this tile's panel not yet seen copied (config.hpp).
+  volatile int* stream_ready = reinterpret_cast<int*>(smem + depth * stage_bytes + 20 * kMaxDepth);
 
   if (threadIdx.x < depth) {
     // The 4 bytes after the last group's indices (read as row 0 by compute_stage's lookahead).
@@ -148,6 +190,7 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     mbar_init(empty(threadIdx.x), T::kThreads);
     done[threadIdx.x] = 0u;
   }
+  if (threadIdx.x == 0) *stream_ready = 0;
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   __syncthreads();
 
@@ -166,7 +209,8 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     constexpr unsigned kWarps = T::kThreads / 32;
     if (warp == 0)
       for (int i = 0; i < depth && s_begin + i < s_end; ++i)
-        produce_stage<T>(a, &map_a, &map_b, buffer(i), full(i), s_begin + i, m0, n0, groups);
+        produce_stage<T, kStreamed>(a, &map_a, &map_b, buffer(i), full(i), s_begin + i, m0, n0,
+                                    groups, stream_ready);
     int cur = 0;
     unsigned phase = 0;
     for (int s = s_begin; s < s_end; ++s) {
@@ -183,7 +227,8 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
       if (last && s + depth < s_end) {
         __threadfence_block();
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-        produce_stage<T>(a, &map_a, &map_b, buffer(cur), full(cur), s + depth, m0, n0, groups);
+        produce_stage<T, kStreamed>(a, &map_a, &map_b, buffer(cur), full(cur), s + depth, m0,
+                                    n0, groups, stream_ready);
       }
       if (++cur == depth) {
         cur = 0;
@@ -197,7 +242,8 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
   const int ahead = depth - 1;
   if (warp == 0)
     for (int i = 0; i < ahead && s_begin + i < s_end; ++i)
-      produce_stage<T>(a, &map_a, &map_b, buffer(i), full(i), s_begin + i, m0, n0, groups);
+      produce_stage<T, kStreamed>(a, &map_a, &map_b, buffer(i), full(i), s_begin + i, m0, n0,
+                                    groups, stream_ready);
 
   int cur = 0;
   unsigned phase = 0;  // parity of the current use of buffer `cur`
@@ -209,7 +255,8 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
       const int local = s - s_begin;
       const int fill = cur == 0 ? depth - 1 : cur - 1;
       if (local >= 1) mbar_wait(empty(fill), static_cast<unsigned>(((local - 1) / depth) & 1));
-      produce_stage<T>(a, &map_a, &map_b, buffer(fill), full(fill), s + ahead, m0, n0, groups);
+      produce_stage<T, kStreamed>(a, &map_a, &map_b, buffer(fill), full(fill), s + ahead, m0,
+                                  n0, groups, stream_ready);
     }
     mbar_wait(full(cur), phase);
     compute_stage<T, T::kBN>(here, a.w_s, ty, tx, group, acc);
