@@ -247,21 +247,17 @@ TEST_CASE("configuration rule: B is staged in shared memory when its chunk fits"
 TEST_CASE("configuration rule: decode chunks of 16-byte rows, lanes for one pass, staging candidates",
           "[ell]") {
   ek::EllShape s = paper_shape(4096, 4096, 16, 0.8, 2);
-  // fp16 n = 16: NT 16 fits (128 KiB) and stays (one chunk, 512 threads, one pass at 16 lanes);
-  // two chunks of NT 8 and two column parts are candidates.
+  // fp16 n = 16: NT 16 fits (128 KiB) but NT 8 has 16-byte rows and two chunks.
   CHECK(ek::slot_staged_fit_nt_for(s) == 16);
-  CHECK(ek::slot_staged_nt_for(s) == 16);
-  CHECK(ek::choose_config(s).nt == 16);
-  CHECK(ek::choose_config(s).lanes == 16);
-  CHECK(ek::choose_config(s).col_parts == 1);
+  CHECK(ek::slot_staged_nt_for(s) == 8);
   auto cands = ek::candidate_configs(s);
-  bool nt8 = false, parts = false;
+  bool nt16 = false, parts = false;
   for (const auto& c : cands) {
     if (c.kind != ek::KernelKind::SlotSplit || !c.stage_b) continue;
-    nt8 |= c.nt == 8 && c.col_parts == 1 && c.lanes == 16;
+    nt16 |= c.nt == 16 && c.col_parts == 1 && c.lanes == 16;
     parts |= c.nt == 16 && c.col_parts == 2 && c.lanes == 32;
   }
-  CHECK(nt8);
+  CHECK(nt16);
   CHECK(parts);
   // fp32 n = 16: NT 8 (fits; NT 4 would take four chunks), 512 threads: one pass only at 8 lanes.
   s.value_bytes = 4;
@@ -331,11 +327,11 @@ TEST_CASE("configuration rule: decode shapes split slots, large n tiles rows", "
   CHECK(c.mma_cols == 64);
   s.m = 4096;  // decode, fp16: staged SlotSplit; RowMma on 16 columns among the candidates
   s.k = 4096;
-  s.n = 16;  // NT 16 (one chunk, 512 threads): 4096 rows at 16 lanes in one pass
+  s.n = 16;  // NT 8 (16-byte rows, 1024 threads, two chunks): 8192 rows x chunks at 16 lanes
   c = ek::choose_config(s);
   CHECK(c.kind == ek::KernelKind::SlotSplit);
   CHECK(c.stage_b);
-  CHECK(c.nt == 16);
+  CHECK(c.nt == 8);
   CHECK(c.lanes == 16);
   bool mma16 = false;
   for (const auto& k : ek::candidate_configs(s))
