@@ -459,16 +459,18 @@ bool rotate_staging() {
 }
 
 /// Whether the thread copy of B (16-byte pieces) goes through cp.async: where the chunk is B's
-/// whole rows (ld == NT, one contiguous block), measured faster (fp16 4096^2 x 8, 80 / 90 %:
-/// 11.4 / 8.3 us -> 10.5 / 7.6); where the chunk is half of each row (4096^2 x 16, two chunks of
-/// 8 columns) measured slower (15.3 / 11.7 -> 18.4 / 14.7 us), so the 16-byte loads and stores
-/// stay there. SPX_ELL_STAGE_ASYNC=0 / 1 forces either (measurements).
-bool async_staging(bool whole_rows) {
+/// whole rows (ld == NT, one contiguous block) of at most 64 KiB, measured faster (fp16 4096^2 x
+/// 8, 80 / 90 %: 11.4 / 8.3 us -> 10.5 / 7.6); where the chunk is half of each row (4096^2 x 16,
+/// two chunks of 8 columns) measured slower (15.3 / 11.7 -> 18.4 / 14.7 us), and so where it is
+/// 128 KiB of whole rows (4096^2 x 16 at 80 %, NT 16: 19.5 us against 12.7 with the loads and
+/// stores; two column parts 21.8 against 13.6: ncu shows the copy loop waiting on a full MIO
+/// queue), so the 16-byte loads and stores stay there. SPX_ELL_STAGE_ASYNC=0 / 1 forces either.
+bool async_staging(bool whole_rows, int64_t chunk_bytes) {
   static const int forced = [] {
     const char* v = std::getenv("SPX_ELL_STAGE_ASYNC");
     return v == nullptr ? -1 : std::strcmp(v, "0") != 0 ? 1 : 0;
   }();
-  return forced >= 0 ? forced == 1 : whole_rows;
+  return forced >= 0 ? forced == 1 : whole_rows && chunk_bytes <= (int64_t{64} << 10);
 }
 
 }  // namespace
@@ -483,7 +485,7 @@ cudaError_t launch_slot_staged(const SpmmArgs& a, const EllConfig& cfg, cudaStre
   sp.b_vec = a.B.order == SPX_ORDER_ROW && cfg.nt * elem >= 16 && a.n % cfg.nt == 0 &&
              aligned16(a.B.ptr) && (a.B.ld * elem) % 16 == 0;
   sp.rotate = rotate_staging();
-  sp.async = async_staging(a.B.ld == cfg.nt);
+  sp.async = async_staging(a.B.ld == cfg.nt, a.k * cfg.nt * elem);
   const unsigned chunks = static_cast<unsigned>((a.n + cfg.nt - 1) / cfg.nt);
   const int parts = cfg.col_parts;
   Fn fn;
