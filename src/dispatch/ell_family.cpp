@@ -55,6 +55,10 @@ class EllSpmm final : public SpmmKernelPlan {
     const char* dense_all = std::getenv("SPX_ELL_DENSE_CANDIDATES");
     s.all_dense_candidates = dense_all != nullptr && std::strcmp(dense_all, "1") == 0;
     sm_count_ = s.sm_count;
+    // Programmatic dependent launch of the decode kernel (griddepcontrol, sm_90 and later);
+    // SPX_ELL_PDL=0 turns it off (measurements).
+    const char* pdl = std::getenv("SPX_ELL_PDL");
+    dependent_launch_ = p.h.cc_major >= 9 && (pdl == nullptr || std::strcmp(pdl, "0") != 0);
     shape_ = s;
     candidates_ = ek::candidate_configs(s);
     // DenseMma multiplies a dense copy of A that the plan keeps (made here and by
@@ -147,6 +151,7 @@ class EllSpmm final : public SpmmKernelPlan {
     a.index16 = index16_;
     a.dense_a = dense_a_.get();
     a.sm_count = sm_count_;
+    a.dependent_launch = dependent_launch_;
     return a;
   }
 
@@ -162,6 +167,7 @@ class EllSpmm final : public SpmmKernelPlan {
   int64_t m_ = 0, k_ = 0, n_ = 0, width_ = 0, stride_ = 0, slots_ = 0, alloc_slots_ = 0,
           overflow_ = 0;
   int sm_count_ = 132;
+  bool dependent_launch_ = false;
   device::Buffer values_, indices_, row_len_, tail_ptr_, slot_map_;
   device::Buffer dense_a_;  ///< DenseMma: A densified (+ row flags); empty without that candidate
   ek::EllShape shape_;

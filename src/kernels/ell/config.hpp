@@ -157,6 +157,9 @@ inline int slot_staged_fit_nt_for(const EllShape& s) {
 /// / 90 / 95 %): fp16 n = 16: NT 8 (two chunks) 18.9 / 15.4 / 11.7 / 8.9 us against NT 16's 21.7 /
 /// 18.1 / 14.5 / 12.0; fp32 n = 8: NT 4 16.8 / 13.6 / 10.5 / 8.6 against NT 8's 15.7 / 13.4 / 11.0
 /// / 9.6; fp32 n = 16 (four chunks of 4 would be needed): NT 4 22.9 us against NT 8's 18.6 at 80 %.
+/// Again with NT 16's row loop unrolled (~2.3 instructions per slot and column against ~3 for two
+/// chunks of 8; README notes 10): fp16 4096^2 x 16 at 80 / 90 %: NT 16 19.5 / 17.0 us against
+/// 12.1 / 9.2: copying 128 KB of B into every SM (cp.async) costs more than the instructions save.
 inline int slot_staged_nt_for(const EllShape& s) {
   int nt = slot_staged_fit_nt_for(s);
   while (nt >= 8 && nt * s.value_bytes > 16 && (s.n + nt / 2 - 1) / (nt / 2) <= 2) nt /= 2;

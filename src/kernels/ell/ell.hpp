@@ -27,6 +27,9 @@ struct SpmmArgs {
   /// DenseMma: the plan's densified A and its row flags (densify_dense_a), NULL otherwise.
   const void* dense_a = nullptr;
   int sm_count = 132;                ///< SMs of the device (persistent grids)
+  /// The decode kernel (staged SlotSplit) launches with programmatic dependent launch: set by
+  /// the plan on sm_90 and later unless SPX_ELL_PDL=0 (dispatch/ell_family.cpp).
+  bool dependent_launch = false;
 };
 
 /// Workspace bytes a configuration needs (B^T for a column-major B).

@@ -28,10 +28,12 @@ inline double predict_sparse_us(const EllShape& s, const EllConfig& c, const Ell
   double us = 0;
   switch (c.kind) {
     case KernelKind::SlotSplit: {
-      // Decode: launch and first latencies (4.5 us), B's chunk staged by every SM through L2
-      // (~5 TB/s), then A's bytes (~5 TB/s while A fits in L2 across calls, as in the bench,
-      // ~2.5 TB/s from DRAM) or the gathers (staged: ~6 TMAC/s with 1024-thread blocks, ~4 fp16
-      // and ~3 fp32 with 512; from L1: ~1.5).
+      // Decode: launch and first latencies (3 us back to back with programmatic dependent
+      // launch; 4.5 before it), B's chunk staged by every SM through L2 (~5 TB/s), then A's
+      // bytes (~5 TB/s while A fits in L2 across calls, as in the bench, ~2.5 TB/s from DRAM) or
+      // the gathers (staged: ~6.5 TMAC/s with 1024-thread blocks, ~4 fp16 and ~3 fp32 with 512;
+      // from L1: ~1.5). Refit on the 20 decode cases of branch ell-decode3 (H100, README notes
+      // 10): within x1.14 on average, x1.43 at worst (fp32 4096^2 x 16 at 80 %); it was x1.23.
       const double a_bytes = static_cast<double>(w.slots) * (s.value_bytes + w.index_bytes) +
                              static_cast<double>(s.m) * 4.0;
       const double stage = c.stage_b ? static_cast<double>(s.sm_count) *
@@ -39,8 +41,8 @@ inline double predict_sparse_us(const EllShape& s, const EllConfig& c, const Ell
                                      : 0.0;
       const double a_rate = a_bytes <= 40.0e6 ? 5.0e6 : 2.5e6;
       const bool wide = c.nt / c.col_parts * s.value_bytes > 16;  // 512-thread blocks
-      const double gather_rate = !c.stage_b ? 1.5e6 : !wide ? 6.0e6 : half ? 4.0e6 : 3.0e6;
-      us = 4.5 + stage / 5.0e6 + std::max(a_bytes / a_rate, macs / gather_rate);
+      const double gather_rate = !c.stage_b ? 1.5e6 : !wide ? 6.5e6 : half ? 4.0e6 : 3.0e6;
+      us = 3.0 + stage / 5.0e6 + std::max(a_bytes / a_rate, macs / gather_rate);
       break;
     }
     case KernelKind::RowMma:     // tensor cores, bound by shared-memory gathers: ~10 TMAC/s

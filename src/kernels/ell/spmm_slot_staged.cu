@@ -7,14 +7,13 @@
 //   * each lane requests its first A slots (16 B vectors of values and of indices) BEFORE the
 //     block stages B, and the next pass's first slots before it reduces the current row, so the
 //     DRAM latency overlaps the staging and the reductions instead of adding to them;
-//   * the staged rows are XOR-swizzled in 16-byte pieces (staged_offset) and the plan orders each
+//   * rows of 16 B or more are staged as planes of 16-byte rows (StagedLayout) and the plan orders each
 //     row's slots so that the 8 lanes of a quarter-warp gather 8 rows with distinct columns mod 8
 //     (planning/ell_layout.hpp, bank order): a 16-byte gather of 8 lanes is then one
 //     shared-memory wavefront instead of about 2.7 for random rows;
 //   * the G lane sums meet in a reduce-scatter (each shuffle level halves the columns a lane
 //     holds): NT/2 + NT/4 + ... shuffles per lane instead of NT per level.
 // Rows start 8-slot aligned (the plan's row pitch), so every lane reads whole 16-byte vectors.
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
@@ -40,44 +39,50 @@ constexpr int staged_threads() {
   return staged_row_bytes<T, NT>() <= 16 ? kStagedThreads : kStagedThreads / 2;
 }
 
-/// Byte offset of 16-byte piece q of staged row c, for rows of kRowBytes >= 16 (1, 2 or 4
-/// pieces). The pieces of a row are XOR-swizzled so that for any fixed q, rows with distinct
-/// c mod 8 land in distinct 16-byte bank groups (g = 2: group 2(c % 4) + (q ^ bit 2 of c);
-/// g = 4: 4(c % 2) + (q ^ bits 1-2 of c); g = 1: c % 8).
-template <int kRowBytes>
-__device__ __forceinline__ uint32_t staged_offset(uint32_t c, int q) {
-  constexpr int kPieces = kRowBytes / 16;
-  static_assert(kPieces == 1 || kPieces == 2 || kPieces == 4, "staged rows of 16, 32 or 64 B");
-  constexpr int kShift = kPieces == 1 ? 3 : kPieces == 2 ? 2 : 1;  // log2(8 / pieces)
-  const uint32_t s = (c >> kShift) & (kPieces - 1);
-  return c * kRowBytes + 16u * (static_cast<uint32_t>(q) ^ s);
-}
+/// Where B's staged chunk (k + 1 rows of kRowNt elements, the last one zero) sits in shared
+/// memory. Rows of less than 16 B are packed (row c at c * kRowBytes). Rows of 16 B or more are
+/// kPieces planes of 16-byte rows: plane q holds piece q (elements 8 q .. 8 q + 7 in fp16) of every
+/// row, `plane` = (k + 1) x 16 bytes apart. For any plane, rows with distinct c mod 8 land in
+/// distinct 16-byte bank groups (the plan's bank order gives a quarter-warp 8 such rows: one
+/// wavefront), and a piece's address is base + c * 16 (one LEA) plus a plane offset: the XOR
+/// swizzle of one 32-byte row it replaced cost ~3 more instructions per slot at NT = 16.
+template <class T, int kRowNt>
+struct StagedLayout {
+  static constexpr int kRowBytes = kRowNt * static_cast<int>(sizeof(T));
+  static constexpr int kPieces = kRowBytes >= 16 ? kRowBytes / 16 : 1;
+  static_assert(kRowBytes < 16 || kPieces == 1 || kPieces == 2 || kPieces == 4,
+                "staged rows of 16, 32 or 64 B");
+  uint32_t plane = 0;  ///< bytes between planes: (k + 1) x 16
 
-/// Byte offset of element j of staged row c (any row size; swizzled as above when >= 16 B).
-template <class T, int NT>
-__device__ __forceinline__ uint32_t staged_element(uint32_t c, int j) {
-  constexpr int kRowBytes = staged_row_bytes<T, NT>();
-  const int byte = j * static_cast<int>(sizeof(T));
-  if constexpr (kRowBytes >= 16)
-    return staged_offset<kRowBytes>(c, byte / 16) + static_cast<uint32_t>(byte % 16);
-  else
-    return c * kRowBytes + static_cast<uint32_t>(byte);
-}
+  __device__ __forceinline__ explicit StagedLayout(int64_t k)
+      : plane(static_cast<uint32_t>((k + 1) * 16)) {}
+  /// Byte offset of 16-byte piece q of row c (rows of >= 16 B).
+  __device__ __forceinline__ uint32_t piece(uint32_t c, int q) const {
+    return static_cast<uint32_t>(q) * plane + c * 16u;
+  }
+  /// Byte offset of element j of row c.
+  __device__ __forceinline__ uint32_t element(uint32_t c, int j) const {
+    const int byte = j * static_cast<int>(sizeof(T));
+    if constexpr (kRowBytes >= 16)
+      return piece(c, byte / 16) + static_cast<uint32_t>(byte % 16);
+    else
+      return c * kRowBytes + static_cast<uint32_t>(byte);
+  }
+};
 
-/// The NT elements of part `part` of staged row c (rows of kRowNt = NT x parts elements), as
-/// floats.
+/// The NT elements of staged row c that a lane multiplies, as floats. `bs`: the chunk, offset to
+/// the lane's first plane (column part) when the rows are >= 16 B; rows of kRowNt elements.
 template <class T, int NT, int kRowNt = NT>
-__device__ __forceinline__ void load_staged(const unsigned char* bs, uint32_t c, int part,
-                                            float (&out)[NT]) {
-  constexpr int kRowBytes = staged_row_bytes<T, kRowNt>();
-  constexpr int kPartBytes = staged_row_bytes<T, NT>();
+__device__ __forceinline__ void load_staged(const unsigned char* bs, const StagedLayout<T, kRowNt>& L,
+                                            uint32_t c, float (&out)[NT]) {
+  constexpr int kPartBytes = NT * static_cast<int>(sizeof(T));
   static_assert(kRowNt == NT || kPartBytes >= 16, "column parts of whole 16-byte pieces");
-  if constexpr (kRowBytes >= 16) {
+  if constexpr (StagedLayout<T, kRowNt>::kRowBytes >= 16) {
     constexpr int kPer = 16 / static_cast<int>(sizeof(T));
+    const unsigned char* row = bs + c * 16u;
 #pragma unroll
     for (int q = 0; q < kPartBytes / 16; ++q) {
-      const uint4 u = *reinterpret_cast<const uint4*>(
-          bs + staged_offset<kRowBytes>(c, part * (kPartBytes / 16) + q));
+      const uint4 u = *reinterpret_cast<const uint4*>(row + static_cast<uint32_t>(q) * L.plane);
       if constexpr (sizeof(T) == 4) {
         float f[4];
         detail::unpack(u, f);
@@ -92,17 +97,18 @@ __device__ __forceinline__ void load_staged(const unsigned char* bs, uint32_t c,
       }
     }
   } else {
-    const T* p = reinterpret_cast<const T*>(bs + c * kRowBytes);
+    const T* p = reinterpret_cast<const T*>(bs + L.element(c, 0));
 #pragma unroll
     for (int i = 0; i < NT; ++i) out[i] = to_float(p[i]);
   }
 }
 
-/// Copies B[:, n0 : n0 + ncols] into shared memory (layout of staged_element), zero in the
+/// Copies B[:, n0 : n0 + ncols] into shared memory (StagedLayout), zero in the
 /// columns past ncols. b_vec: row-major B whose chunk rows are whole aligned 16-byte pieces.
 template <class T, int NT>
-__device__ __forceinline__ void stage_b_chunk(const SpmmArgs& a, int64_t n0, int ncols, bool b_vec,
-                                              bool rotate, bool async, unsigned char* bs) {
+__device__ __forceinline__ void stage_b_chunk(const SpmmArgs& a, const StagedLayout<T, NT>& L,
+                                              int64_t n0, int ncols, bool b_vec, bool rotate,
+                                              bool async, unsigned char* bs) {
   const T* B = static_cast<const T*>(a.B.ptr);
   const int64_t ld = a.B.ld;
   constexpr int kRowBytes = staged_row_bytes<T, NT>();
@@ -121,7 +127,7 @@ __device__ __forceinline__ void stage_b_chunk(const SpmmArgs& a, int64_t n0, int
         const int64_t i = it + rot < total ? it + rot : it + rot - total;
         const int64_t c = i / kPieces;
         const int q = static_cast<int>(i % kPieces);
-        cp_async16(bs + staged_element<T, NT>(static_cast<uint32_t>(c), q * kPer),
+        cp_async16(bs + L.piece(static_cast<uint32_t>(c), q),
                    B + c * ld + n0 + q * kPer, 16);
       }
       cp_async_commit();
@@ -134,7 +140,7 @@ __device__ __forceinline__ void stage_b_chunk(const SpmmArgs& a, int64_t n0, int
       const int64_t c = i / kPieces;
       const int q = static_cast<int>(i % kPieces);
       const uint4 u = __ldg(reinterpret_cast<const uint4*>(B + c * ld + n0 + q * kPer));
-      *reinterpret_cast<uint4*>(bs + staged_element<T, NT>(static_cast<uint32_t>(c), q * kPer)) = u;
+      *reinterpret_cast<uint4*>(bs + L.piece(static_cast<uint32_t>(c), q)) = u;
     }
   } else if (a.B.order == SPX_ORDER_ROW) {
     const int64_t total = a.k * NT;
@@ -142,7 +148,7 @@ __device__ __forceinline__ void stage_b_chunk(const SpmmArgs& a, int64_t n0, int
     for (int64_t i = threadIdx.x; i < total; i += blockDim.x) {
       const int64_t c = i / NT;
       const int j = static_cast<int>(i % NT);
-      *reinterpret_cast<T*>(bs + staged_element<T, NT>(static_cast<uint32_t>(c), j)) =
+      *reinterpret_cast<T*>(bs + L.element(static_cast<uint32_t>(c), j)) =
           j < ncols ? __ldg(B + c * ld + n0 + j) : T(0.0f);
     }
   } else {
@@ -151,7 +157,7 @@ __device__ __forceinline__ void stage_b_chunk(const SpmmArgs& a, int64_t n0, int
       const T* col = B + (n0 + j) * ld;
 #pragma unroll 4
       for (int64_t c = threadIdx.x; c < a.k; c += blockDim.x)
-        *reinterpret_cast<T*>(bs + staged_element<T, NT>(static_cast<uint32_t>(c), j)) =
+        *reinterpret_cast<T*>(bs + L.element(static_cast<uint32_t>(c), j)) =
             j < ncols ? __ldg(col + c) : T(0.0f);
     }
   }
@@ -200,12 +206,13 @@ struct RawSlots {
   }
 };
 
-/// acc[j] += v * B[c, n0 + part * NT + j] from the staged chunk (rows of kRowNt columns).
+/// acc[j] += v * B[c, n0 + part * NT + j] from the staged chunk (rows of kRowNt columns; bs
+/// offset to the lane's part as in load_staged).
 template <class T, int NT, int kRowNt>
-__device__ __forceinline__ void gather_staged(float (&acc)[NT], const unsigned char* bs, int part,
-                                              float v, uint32_t c) {
+__device__ __forceinline__ void gather_staged(float (&acc)[NT], const unsigned char* bs,
+                                              const StagedLayout<T, kRowNt>& L, float v, uint32_t c) {
   float b[NT];
-  load_staged<T, NT, kRowNt>(bs, c, part, b);
+  load_staged<T, NT, kRowNt>(bs, L, c, b);
 #pragma unroll
   for (int j = 0; j < NT; ++j) acc[j] = fmaf(v, b[j], acc[j]);
 }
@@ -222,19 +229,24 @@ __device__ __forceinline__ void reduce_scatter_store(const SpmmArgs& a, float (&
   int col0 = 0, levels = 0;
 #pragma unroll
   for (int i = 0; i < kLog2Nt; ++i) {
-    if (i >= lanes_log2) break;
-    const int off = 1 << (lanes_log2 - 1 - i);
-    const bool upper = (sub & off) != 0;
-    constexpr int kFull = NT;
-    const int half = kFull >> (i + 1);
+    if (i < lanes_log2) {
+      const int off = 1 << (lanes_log2 - 1 - i);
+      const bool upper = (sub & off) != 0;
+      constexpr int kFull = NT;
+      const int half = kFull >> (i + 1);
+      // A constant trip count (NT / 2, guarded): with the bound NT >> (i + 1) nvcc kept the
+      // level loops partly rolled, acc dynamically indexed in local memory (64 B at NT = 16).
 #pragma unroll
-    for (int j = 0; j < (NT >> (i + 1)); ++j) {
-      const float send = upper ? acc[j] : acc[j + (NT >> (i + 1))];
-      const float keep = upper ? acc[j + (NT >> (i + 1))] : acc[j];
-      acc[j] = keep + __shfl_xor_sync(0xffffffffu, send, off);
+      for (int j = 0; j < NT / 2; ++j) {
+        if (j < half) {
+          const float send = upper ? acc[j] : acc[j + half];
+          const float keep = upper ? acc[j + half] : acc[j];
+          acc[j] = keep + __shfl_xor_sync(0xffffffffu, send, off);
+        }
+      }
+      if (upper) col0 += half;
+      ++levels;
     }
-    if (upper) col0 += half;
-    ++levels;
   }
   for (int off = (1 << lanes_log2) >> (levels + 1); off > 0; off >>= 1)
     acc[0] += __shfl_xor_sync(0xffffffffu, acc[0], off);
@@ -271,11 +283,11 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
 #endif
   const int lanes_log2 = sp.lanes_log2;
   constexpr int kRowNt = NT * kParts;
-  // fp16 values with 16-bit indices, NT <= 8 (the decode cases): the row loop unrolled by two,
-  // padding through the zero row. The wider raw slots of fp32 / 32-bit indices spilled (16-80 B
-  // of stack at 64 registers) with that loop, and NT = 16 put its accumulators in local memory:
-  // they keep the swap and the slot-by-slot last step.
-  constexpr bool kUnrollTwo = sizeof(T) == 2 && sizeof(I) == 2 && NT <= 8;
+  // fp16 values with 16-bit indices (the decode cases; NT = 16 at 512 threads, 128 registers):
+  // the row loop unrolled by two, padding through the zero row. The wider raw slots of fp32 /
+  // 32-bit indices spilled (16-80 B of stack at 64 registers) with that loop: they keep the swap
+  // and the slot-by-slot last step.
+  constexpr bool kUnrollTwo = sizeof(T) == 2 && sizeof(I) == 2;
   constexpr int kPartLog2 = kParts == 2 ? 1 : 0;
   static_assert(kParts == 1 || kParts == 2, "one or two column parts");
   const int64_t n0 = static_cast<int64_t>(blockIdx.y) * kRowNt;
@@ -305,12 +317,16 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
     if (first < a.stride) cur.load(values + at, indices + at);
     if (first + step < a.stride) next.load(values + at + step, indices + at + step);
   }
-  stage_b_chunk<T, kRowNt>(a, n0, ncols, sp.b_vec, sp.rotate, sp.async, bs);
+  const StagedLayout<T, kRowNt> L(a.k);
+  stage_b_chunk<T, kRowNt>(a, L, n0, ncols, sp.b_vec, sp.rotate, sp.async, bs);
   // Row k of the staged chunk is zero: where padding slots of a row's last step gather.
   const uint32_t zero_row = static_cast<uint32_t>(a.k);
   for (int j = threadIdx.x; j < kRowNt; j += blockDim.x)
-    *reinterpret_cast<T*>(bs + staged_element<T, kRowNt>(zero_row, j)) = T(0.0f);
+    *reinterpret_cast<T*>(bs + L.element(zero_row, j)) = T(0.0f);
   __syncthreads();
+  // This lane's column part: its first plane (rows of >= 16 B; a part is whole planes).
+  const unsigned char* bpart =
+      kParts == 1 ? bs : bs + L.piece(0, part * (NT * static_cast<int>(sizeof(T)) / 16));
 
   // Persistent: every thread runs the same passes (the whole warp reaches the shuffles).
   for (int64_t base = static_cast<int64_t>(blockIdx.x) * rows_per_pass; base < a.m;
@@ -346,7 +362,7 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
         }
 #pragma unroll
         for (int e = 0; e < kSlotVector; ++e)
-          gather_staged<T, NT, kRowNt>(acc, bs, part, v[e], c[e]);
+          gather_staged<T, NT, kRowNt>(acc, bpart, L, v[e], c[e]);
       };
       // Unrolled by two so cur and next keep their registers (a swap cost ~20 moves per step).
       for (int p = first; p < len; p += 2 * step) {
@@ -364,11 +380,11 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
         if (p + kSlotVector <= len) {
 #pragma unroll
           for (int e = 0; e < kSlotVector; ++e)
-            gather_staged<T, NT, kRowNt>(acc, bs, part, v[e], c[e]);
+            gather_staged<T, NT, kRowNt>(acc, bpart, L, v[e], c[e]);
         } else {
 #pragma unroll
           for (int e = 0; e < kSlotVector; ++e)
-            if (p + e < len) gather_staged<T, NT, kRowNt>(acc, bs, part, v[e], c[e]);
+            if (p + e < len) gather_staged<T, NT, kRowNt>(acc, bpart, L, v[e], c[e]);
         }
         const RawSlots<T, I> t = cur;
         cur = next;
@@ -387,7 +403,7 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
       const int64_t tail = a.m * a.stride;
       const int end = a.tail_ptr[row + 1];
       for (int t = a.tail_ptr[row] + sub; t < end; t += slot_lanes)
-        gather_staged<T, NT, kRowNt>(acc, bs, part, to_float(values[tail + t]),
+        gather_staged<T, NT, kRowNt>(acc, bpart, L, to_float(values[tail + t]),
                              static_cast<uint32_t>(indices[tail + t]));
     }
     reduce_scatter_store<NT>(a, acc, row, active, sub, slot_lanes_log2, n0 + part * NT,
@@ -443,37 +459,18 @@ bool rotate_staging() {
 }
 
 /// Whether the thread copy of B (16-byte pieces) goes through cp.async: where the chunk is B's
-/// whole rows (ld == NT, one contiguous block), measured faster (fp16 4096^2 x 8, 80 / 90 %:
-/// 11.4 / 8.3 us -> 10.5 / 7.6); where the chunk is half of each row (4096^2 x 16, two chunks of
-/// 8 columns) measured slower (15.3 / 11.7 -> 18.4 / 14.7 us), so the 16-byte loads and stores
-/// stay there. SPX_ELL_STAGE_ASYNC=0 / 1 forces either (measurements).
-bool async_staging(bool whole_rows) {
+/// whole rows (ld == NT, one contiguous block) of at most 64 KiB, measured faster (fp16 4096^2 x
+/// 8, 80 / 90 %: 11.4 / 8.3 us -> 10.5 / 7.6); where the chunk is half of each row (4096^2 x 16,
+/// two chunks of 8 columns) measured slower (15.3 / 11.7 -> 18.4 / 14.7 us), and so where it is
+/// 128 KiB of whole rows (4096^2 x 16 at 80 %, NT 16: 19.5 us against 12.7 with the loads and
+/// stores; two column parts 21.8 against 13.6: ncu shows the copy loop waiting on a full MIO
+/// queue), so the 16-byte loads and stores stay there. SPX_ELL_STAGE_ASYNC=0 / 1 forces either.
+bool async_staging(bool whole_rows, int64_t chunk_bytes) {
   static const int forced = [] {
     const char* v = std::getenv("SPX_ELL_STAGE_ASYNC");
     return v == nullptr ? -1 : std::strcmp(v, "0") != 0 ? 1 : 0;
   }();
-  return forced >= 0 ? forced == 1 : whole_rows;
-}
-
-/// Whether the staged SlotSplit launches with programmatic dependent launch: sm_90 and later
-/// (griddepcontrol), unless SPX_ELL_PDL=0.
-bool dependent_launch() {
-  static const bool env_on = [] {
-    const char* v = std::getenv("SPX_ELL_PDL");
-    return v == nullptr || std::strcmp(v, "0") != 0;
-  }();
-  if (!env_on) return false;
-  constexpr int kMaxDevices = 64;
-  static std::atomic<int> major[kMaxDevices] = {};  // 0: not asked yet
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= kMaxDevices) return false;
-  int cc = major[dev].load(std::memory_order_relaxed);
-  if (cc == 0) {
-    if (cudaDeviceGetAttribute(&cc, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess)
-      return false;
-    major[dev].store(cc, std::memory_order_relaxed);
-  }
-  return cc >= 9;
+  return forced >= 0 ? forced == 1 : whole_rows && chunk_bytes <= (int64_t{64} << 10);
 }
 
 }  // namespace
@@ -488,7 +485,7 @@ cudaError_t launch_slot_staged(const SpmmArgs& a, const EllConfig& cfg, cudaStre
   sp.b_vec = a.B.order == SPX_ORDER_ROW && cfg.nt * elem >= 16 && a.n % cfg.nt == 0 &&
              aligned16(a.B.ptr) && (a.B.ld * elem) % 16 == 0;
   sp.rotate = rotate_staging();
-  sp.async = async_staging(a.B.ld == cfg.nt);
+  sp.async = async_staging(a.B.ld == cfg.nt, a.k * cfg.nt * elem);
   const unsigned chunks = static_cast<unsigned>((a.n + cfg.nt - 1) / cfg.nt);
   const int parts = cfg.col_parts;
   Fn fn;
@@ -512,7 +509,7 @@ cudaError_t launch_slot_staged(const SpmmArgs& a, const EllConfig& cfg, cudaStre
   int64_t blocks = static_cast<int64_t>(per_sm) * (a.sm_count > 0 ? a.sm_count : 1) / chunks;
   blocks = blocks < 1 ? 1 : (blocks > row_blocks ? row_blocks : blocks);
   const dim3 grid(static_cast<unsigned>(blocks), chunks, 1);
-  if (dependent_launch()) {
+  if (a.dependent_launch) {
     cudaLaunchAttribute attr[1];
     attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attr[0].val.programmaticStreamSerializationAllowed = 1;
