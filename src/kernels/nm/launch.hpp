@@ -26,13 +26,16 @@ struct StreamedB {
   int64_t ld_src = 0;
   float* staged = nullptr;  ///< row-major k x ld_staged: the B the product's tensor map reads
   int64_t ld_staged = 0;
-  uint32_t* flags = nullptr;  ///< [panels][chunks], reset by the copy kernel itself
+  uint32_t* flags = nullptr;  ///< [panels][chunks], reset by the copy kernel itself; a chunk
+                              ///< is copied when its flag reaches kStreamFlagDone
   int chunks = 0;             ///< ceil(k / kStreamChunkRows)
   int panels = 0;             ///< ceil(n / BN)
   int panel_group = 1;  ///< panels whose tiles run at once (chunks are copied in that order)
   int copy_blocks = 0;  ///< 0: off (no streamed copy in this launch)
 };
 constexpr int kStreamChunkRows = 32;
+/// A chunk's flag counts the copy block's warps that finished their part of it (stream_b.cu).
+constexpr uint32_t kStreamFlagDone = 4;
 /// Flag bytes of a streamed copy (one uint32 per chunk and panel), rounded up to 256.
 inline int64_t streamed_flag_bytes(int64_t k, int64_t n, int64_t bn) {
   const int64_t flags = ((k + kStreamChunkRows - 1) / kStreamChunkRows) * ((n + bn - 1) / bn);

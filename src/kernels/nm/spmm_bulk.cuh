@@ -93,13 +93,13 @@ __device__ __forceinline__ void wait_streamed_rows(const StreamedB& s, int64_t l
   for (;;) {
     // Relaxed loads while waiting and one acquire fence after: an acquire load would invalidate
     // the SM's L1 at every poll.
-    unsigned done = 1u;
+    unsigned done = kStreamFlagDone;
     if (r + lane < s.chunks)
       asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];\n"
                    : "=r"(done)
                    : "l"(flags + r + lane)
                    : "memory");
-    const unsigned missing = __ballot_sync(0xFFFFFFFFu, done == 0u);
+    const unsigned missing = __ballot_sync(0xFFFFFFFFu, done != kStreamFlagDone);
     r += missing != 0u ? __ffs(missing) - 1 : 32;
     if (r > need) break;
     __nanosleep(256);

@@ -6,8 +6,12 @@
 // 4096^2 before the first tile starts. A copy inside the product's grid (branch nm-fused-b, H100)
 // was correct but slower than the serial copy: its worker blocks took the product's block slots
 // and one worker moved only 8 GB/s. Here the copy blocks take no shared memory and few registers,
-// so one fits on each SM next to the product's two Wide blocks (216 registers x 128 threads
-// each), and the copy needs no slot of the product.
+// so one fits on each SM next to the product's two Wide blocks (223 registers x 128 threads
+// each: 8192 registers are left, 128 threads x 64), and the copy needs no slot of the product.
+// Measured on H100 (4096^3, column-major): the product runs 25-45 us longer than on a row-major
+// B, against 58-66 us for the copy before it; of that, ~6 us is the waiting kernel variant
+// itself, ~5 us the second launch and ~15 us the copy's memory traffic next to the first wave
+// (src/kernels/nm/README.md, notes).
 //
 // Forward progress. The product is launched as this kernel's programmatic dependent: its blocks
 // may start once every copy block has executed `griddepcontrol.launch_dependents`, i.e. once every
@@ -16,8 +20,10 @@
 // the copy: every flag is already set.
 //
 // Flags are reset by the block that later sets them, before it lets the product start (the
-// workspace is the caller's and holds anything; the previous call's product is complete: this
-// kernel is launched without programmatic serialization, so it waits for all earlier work).
+// workspace is the caller's and holds anything). This kernel is itself launched as a
+// programmatic dependent of the work before it (its launch overlaps that work's end) and waits
+// for it (`griddepcontrol.wait`) before reading B or touching a flag, so the previous call's
+// product is complete by then.
 #include <algorithm>
 
 #include "kernels/nm/launch.hpp"
@@ -26,6 +32,7 @@ namespace spx::kernels::nm {
 namespace {
 
 constexpr int kCopyThreads = 128;  // 4 warps; each moves two units of 32 rows x 16 columns at once
+static_assert(kCopyThreads / 32 == kStreamFlagDone, "a chunk's flag counts the block's warps");
 constexpr int kUnitRows = 32, kUnitCols = 16;
 static_assert(kStreamChunkRows == kUnitRows, "a chunk is one unit high");
 
@@ -94,6 +101,11 @@ __device__ __forceinline__ void store_unit(const StreamedB& s, int64_t k, int64_
 // tile (32 x 128) is two units per warp, both in flight.
 __global__ void __launch_bounds__(kCopyThreads, 8)
     stream_b_kernel(StreamedB s, int64_t k, int64_t n, int bn) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // Launched as a programmatic dependent of whatever precedes it (its launch overlaps that
+  // work's end): nothing is read or written before that work is complete and visible.
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
   const int items = s.chunks * s.panels;
   for (int item = blockIdx.x + static_cast<int>(gridDim.x) * threadIdx.x; item < items;
        item += static_cast<int>(gridDim.x) * kCopyThreads) {
@@ -129,10 +141,12 @@ __global__ void __launch_bounds__(kCopyThreads, 8)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("fence.proxy.async.global;\n" ::: "memory");
 #endif
-    __syncthreads();
-    if (threadIdx.x == 0) {
+    // Each warp counts its part done; the chunk is copied when all kStreamFlagDone warps have
+    // (no block barrier: a warp goes on to its next item while the others finish).
+    __syncwarp();
+    if (lane == 0) {
       uint32_t* flag = s.flags + static_cast<int64_t>(p.panel) * s.chunks + p.chunk;
-      asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(flag), "r"(1u) : "memory");
+      asm volatile("red.release.gpu.global.add.u32 [%0], %1;\n" ::"l"(flag), "r"(1u) : "memory");
     }
   }
 }
@@ -148,8 +162,18 @@ cudaError_t stream_b_launch(StreamedB& s, int64_t k, int64_t n, int64_t bn, int6
   s.panel_group = static_cast<int>(std::min<int64_t>(s.panels, std::max<int64_t>(1, group)));
   const int64_t items = static_cast<int64_t>(s.chunks) * s.panels;
   const int blocks = static_cast<int>(std::min<int64_t>(items, s.copy_blocks));
-  stream_b_kernel<<<blocks, kCopyThreads, 0, stream>>>(s, k, n, static_cast<int>(bn));
-  return cudaGetLastError();
+  {
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(blocks);
+    cfg.blockDim = dim3(kCopyThreads);
+    cfg.stream = stream;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, stream_b_kernel, s, k, n, static_cast<int>(bn));
+  }
 }
 
 cudaError_t stream_b_load() {
