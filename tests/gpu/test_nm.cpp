@@ -178,6 +178,14 @@ spxPlanInfo_t run_case(spxHandle_t h, const NmCase& c, int64_t* failures) {
 
 const double kAlphaBeta[][2] = {{1, 0}, {0.5, -2}, {-1.5, 1}};
 
+/// The current device's compute capability major (the tensor-copy kernel's cases need 9).
+int device_major() {
+  int device = 0, major = 0;
+  REQUIRE(cudaGetDevice(&device) == cudaSuccess);
+  REQUIRE(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess);
+  return major;
+}
+
 }  // namespace
 
 TEST_CASE("NM every N:M and L, packing on and off", "[nm][spmm]") {
@@ -267,9 +275,7 @@ TEST_CASE("NM tensor-copy plan executed with a B the copies cannot read", "[nm][
   // whose B sits 4 bytes off 16-byte alignment must run on the cp.async kernel instead (same
   // plan, same result). Elsewhere both calls use the cp.async kernel and the case still checks
   // the unaligned-B loads.
-  int device = 0, major = 0;
-  REQUIRE(cudaGetDevice(&device) == cudaSuccess);
-  REQUIRE(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess);
+  const int major = device_major();
   UniqueHandle h = make_handle();
   int64_t failures = 0;
   struct Pattern {
@@ -310,9 +316,7 @@ TEST_CASE("NM column-major B streamed row-major beside the tensor-copy kernel", 
   // one workspace (the flags of the first call are set when the second starts) and again with
   // the copy before the kernel (SPX_NM_STREAM_B=0). Elsewhere every case runs the copy before
   // the kernel.
-  int device = 0, major = 0;
-  REQUIRE(cudaGetDevice(&device) == cudaSuccess);
-  REQUIRE(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess);
+  const int major = device_major();
   UniqueHandle h = make_handle();
   int64_t failures = 0;
   struct Shape {
