@@ -121,7 +121,21 @@ class SptcSpmm final : public SpmmKernelPlan {
         if (o == c) return;
       candidates_.push_back(c);
     };
+    // The sm_90a warpgroup kernel replaces the rule's mma.sync kernel at BLOCK_TILE 64 / 128 on
+    // compute capability 9.0 with an aligned B (SPX_SPTC_WGMMA=0: never); the mma.sync choice
+    // stays a candidate (search, SPX_SPTC_FORCE_CANDIDATE).
+    // SPX_SPTC_RESIDENT=1 keeps the forced resident-A kernel as the rule's choice.
+    const bool wgmma_ok = ks::wgmma_usable(p.h.cc_major, p.h.cc_minor) && aligned &&
+                          ks::wgmma_fits(block_tile_) && env_switch("SPX_SPTC_WGMMA") != 0;
+    if (wgmma_ok && force_resident != 1) add(ks::with_wgmma(rule, panels_, n_, p.h.sm_count));
     add(rule);
+    if (wgmma_ok)
+      for (int bn : {128, 64}) {
+        ks::SptcConfig c;
+        c.block_tile = block_tile_;
+        c.bn = bn;
+        add(ks::with_wgmma(c, panels_, n_, p.h.sm_count));
+      }
     for (int bn : {128, 64}) {
       ks::SptcConfig c;
       c.block_tile = block_tile_;
