@@ -85,8 +85,10 @@ struct TileShape {
 /// (A from registers, B from shared memory through a matrix descriptor). A warp holds one 16-row
 /// slice x BN columns; its A fragments, metadata and accumulators have the m16n8k32 mma.sp
 /// layout of that slice, so the storage is the same as the mma.sync kernel's. B sits in shared
-/// memory in the no-swizzle "core matrix" layout (8 k rows x 16 bytes, 128 contiguous bytes):
-/// byte (k / 8) * (BN * 2 * 8) + (n / 8) * 128 + (k % 8) * 16 + (n % 8) * 2, no padding.
+/// memory in one of two MN-major layouts the descriptor names (no padding; see spmm_wgmma.cu):
+/// 128-byte swizzle (the default: 1 KB atoms of 8 k rows x 64 columns, 16-byte chunk c of row k
+/// at slot c ^ (k % 8), so a warp's copies of two whole B rows hit every bank once per 128
+/// bytes) or no swizzle (8 k rows x 8 columns core matrices, 128 contiguous bytes).
 template <int BT, int BN>
 struct WgTileShape {
   static_assert(BT == 64 || BT == 128, "the warpgroup kernel covers 64-row warpgroups");
@@ -99,8 +101,8 @@ struct WgTileShape {
   static constexpr int kBBytes = kPairK * BN * 2;
   static constexpr int kABytes = kSlices * kPairSliceABytes;
   static constexpr int kMBytes = kSlices * kPairSliceMBytes;
-  static constexpr int kStageBytes = kBBytes + kABytes + kMBytes;
-  static_assert(kStageBytes % 128 == 0, "stages stay 128-byte aligned");
+  /// Stages start 1 KB aligned (the 128-byte swizzle repeats every 1 KB of address).
+  static constexpr int kStageBytes = (kBBytes + kABytes + kMBytes + 1023) / 1024 * 1024;
   static constexpr int kIndexBytes = kStages * kPairK * 4;
   /// Epilogue: a warp stages its 16 x BN slice 32 columns at a time (the mma.sync kernel's
   /// writer at a warp width of 32).
@@ -109,8 +111,9 @@ struct WgTileShape {
       16 * (kPartN + 4) > kPartN * 18 ? 16 * (kPartN + 4) : kPartN * 18;
   static constexpr int kEpilogueBytes = kWarps * kWarpEpilogueFloats * 4;
   static constexpr int kRowMapBytes = BT * 4;
+  /// + 1 KB: the kernel aligns the dynamic shared memory's base to 1 KB itself.
   static constexpr int kSmemBytes =
-      kStages * kStageBytes + kIndexBytes + kEpilogueBytes + kRowMapBytes;
+      1024 + kStages * kStageBytes + kIndexBytes + kEpilogueBytes + kRowMapBytes;
 };
 inline int wgmma_smem_bytes(int block_tile, int bn) {
   if (block_tile == 64) return bn == 128 ? WgTileShape<64, 128>::kSmemBytes
@@ -213,6 +216,12 @@ inline bool promote_to_block_tile_64(int64_t m, int64_t n, int sm_count) {
 /// wgmma.sp m64n128k32 does the work of 16 mma.sp per warp at Hopper's full sparse rate and is
 /// issued asynchronously, so the warps' issue slots go to the gather (README, notes v5).
 inline bool wgmma_fits(int block_tile) { return block_tile == 64 || block_tile == 128; }
+/// Whether DEFAULT takes the warpgroup kernel where it fits (SPX_SPTC_WGMMA=1 / 0 forces it on /
+/// off for every plan). See README, notes v5, for the measurements behind it.
+inline bool wgmma_default(int block_tile, int64_t n) {
+  (void)n;
+  return wgmma_fits(block_tile);
+}
 inline SptcConfig with_wgmma(SptcConfig c, int64_t panels, int64_t n, int sm_count) {
   if (!wgmma_fits(c.block_tile)) return c;
   c.wgmma = true;

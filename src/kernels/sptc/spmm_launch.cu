@@ -1,6 +1,8 @@
 // spmm(): the entry the plan calls. Routes (type, BLOCK_TILE, BN, alignment) to the instantiated
 // kernel; a column-major B is first transposed into the workspace. Also the value packing of
 // spxPlanUpdateValues and the shared-memory opt-in at load time.
+#include <cstdlib>
+
 #include "kernels/sptc/launch.cuh"
 #include "kernels/sptc/sptc.hpp"
 
@@ -59,8 +61,13 @@ template <class T>
 cudaError_t route_wgmma(const detail::KernelParams& p, int64_t panels, int block_tile, int bn,
                         cudaStream_t stream) {
 #if defined(SPX_SPTC_SM90A)
-  if (block_tile == 64) return detail::launch_wgmma<T, 64>(p, panels, bn, stream);
-  if (block_tile == 128) return detail::launch_wgmma<T, 128>(p, panels, bn, stream);
+  // SPX_SPTC_WG_INTERLEAVE=1 (experiments): the no-swizzle B layout, read once per process.
+  static const bool interleave = [] {
+    const char* e = std::getenv("SPX_SPTC_WG_INTERLEAVE");
+    return e != nullptr && e[0] == '1';
+  }();
+  if (block_tile == 64) return detail::launch_wgmma<T, 64>(p, panels, bn, interleave, stream);
+  if (block_tile == 128) return detail::launch_wgmma<T, 128>(p, panels, bn, interleave, stream);
 #else
   (void)p, (void)panels, (void)block_tile, (void)bn, (void)stream;
 #endif

@@ -10,9 +10,15 @@
 //     16-row slice w, and its A fragment (one 16-byte LDS), metadata word (sparsity selector 0
 //     / 1 for the pair's two k tiles) and accumulators have exactly the m16n8k32 mma.sp layouts
 //     of that slice, so the plan's arrays are read unchanged;
-//   * B lands in the no-swizzle core-matrix layout (WgTileShape) instead of padded rows; a
-//     thread's copies are 8 rows apart so that the 32 copies of one instruction fill 4 x 128
-//     contiguous bytes (no bank conflicts), and its gather indices are scalar shared loads;
+//   * B lands in an MN-major layout the descriptor names instead of padded rows (kSw128):
+//       - 128-byte swizzle (default): atoms of 8 k rows x 64 columns (1 KB), atom (k / 8, n / 64)
+//         at (k / 8) * kSbo + (n / 64) * 1024, row k % 8 at 128 (k % 8), its 16-byte chunk c at
+//         slot c ^ (k % 8). A thread copies one chunk of 2, 4 or 8 consecutive rows (indices in
+//         one or two vector loads), a warp two whole rows: 2 full rows of global lines and, for
+//         shared memory, every bank group 4 times (no conflicts);
+//       - no swizzle (SPX_SPTC_WG_INTERLEAVE=1; the first version, measured slower): core
+//         matrices of 8 k rows x 8 columns (128 contiguous bytes); a warp's copies are 8 rows x
+//         4 chunks (conflict-free in shared memory, but 8 global lines per instruction);
 //   * the MMA is asynchronous: the warps issue the next step's copies while it runs, then wait.
 // Why: the mma.sync kernel is issue-bound at 16 warps per SM (README, "Where the time goes"):
 // per k step a warp of the BLOCK_TILE 128 kernel spent ~48 instructions on ldmatrix / LDS /
@@ -139,7 +145,7 @@ __device__ __forceinline__ void store_wg_tile(const KernelParams& p, float* regi
 /// The kernel. Block (x, y): panel blocks[x] for the n tiles [y * tpb, (y + 1) * tpb), one
 /// stream of k steps (step q = pair q % npairs of tile q / npairs). B must be row-major with
 /// 16-byte aligned rows (the caller falls back to the mma.sync kernel otherwise).
-template <class T, int BT, int BN>
+template <class T, int BT, int BN, bool kSw128>
 __global__ void __launch_bounds__(WgTileShape<BT, BN>::kThreads, BT == 128 ? 2 : 3)
     spmm_wgmma_kernel(const KernelParams p) {
   using S = WgTileShape<BT, BN>;
@@ -147,7 +153,10 @@ __global__ void __launch_bounds__(WgTileShape<BT, BN>::kThreads, BT == 128 ? 2 :
   static_assert(S::kPartN == 32 && 16 * 36 <= S::kWarpEpilogueFloats &&
                     32 * 18 <= S::kWarpEpilogueFloats,
                 "store_wg_tile stages 32-column parts");
-  extern __shared__ __align__(128) unsigned char smem[];
+  extern __shared__ __align__(128) unsigned char smem_raw[];
+  // 1 KB aligned base (the swizzle pattern repeats on 1 KB address boundaries).
+  unsigned char* const smem =
+      smem_raw + ((1024u - (smem_address(smem_raw) & 1023u)) & 1023u);
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
 
   const int4 blk = p.blocks[blockIdx.x];  // panel, first pair, k tiles
@@ -197,17 +206,41 @@ __global__ void __launch_bounds__(WgTileShape<BT, BN>::kThreads, BT == 128 ? 2 :
   }
   __syncthreads();
 
-  // The B gather: thread (row group rg, chunk, r8) copies the 16-byte chunk `chunk` of the rows
-  // 8 (rg + kRowGroups i) + r8, i < kRowsPerThread: a warp's 32 copies of one instruction are 8
-  // consecutive k rows x 4 chunks = 4 whole 128-byte core matrices.
+  // The B gather. 128-byte swizzle: thread (row group rg, chunk) copies the 16-byte chunk
+  // `chunk` of the kRowsPerThread consecutive rows from rg * kRowsPerThread (the same 8-row
+  // atom: its row i lands at row_dst + 128 i, slot x ^ i). No swizzle: thread (rg, chunk, r8)
+  // copies the rows 8 (rg + kRowGroups i) + r8, 8 rows x 4 chunks per warp instruction.
   constexpr int kChunksPerRow = BN / 8;
-  constexpr int kRowGroups = kThreads / (8 * kChunksPerRow);
-  constexpr int kRowsPerThread = 8 / kRowGroups;
-  static_assert(kRowGroups >= 1 && kRowGroups * kRowsPerThread == 8, "B copy mapping");
-  const int r8 = tid & 7, chunk = (tid >> 3) % kChunksPerRow, rg = tid / (8 * kChunksPerRow);
+  constexpr int kSbo = (BN / 64) * 1024;  // swizzled: the stride of 8-row atoms
+  constexpr int kRowGroups = kSw128 ? kThreads / kChunksPerRow : kThreads / (8 * kChunksPerRow);
+  constexpr int kRowsPerThread = kSw128 ? kPairK / kRowGroups : 8 / kRowGroups;
+  static_assert(kSw128 ? (kRowsPerThread == 2 || kRowsPerThread == 4 || kRowsPerThread == 8)
+                       : (kRowGroups >= 1 && kRowGroups * kRowsPerThread == 8),
+                "B copy mapping");
+  constexpr int kRowStep = kSw128 ? 128 : kRowGroups * S::kKGroupBytes;  // dst per row i
   const uint32_t smem0 = smem_address(smem);
-  const uint32_t b_dst0 = smem0 + rg * S::kKGroupBytes + chunk * 128 + r8 * 16;
-  const int idx_off = rg * 8 + r8;
+  uint32_t b_dst0;  // row i of this thread: b_dst0 + i * kRowStep, slot ^ (i << 4) if swizzled
+  int idx_off;      // its first gather index; row i at idx_off + i * kIdxStep
+  uint32_t b_xor = 0;
+  const int chunk = kSw128 ? tid % kChunksPerRow : (tid >> 3) % kChunksPerRow;  // its columns
+  if constexpr (kSw128) {
+    const int rg = tid / kChunksPerRow;
+    const int row0 = rg * kRowsPerThread;  // k0 = row0 % 8 (+ i, no carry), k1 = row0 / 8
+    const int k0 = row0 & 7;
+    b_dst0 = smem0 + (row0 >> 3) * kSbo + (chunk >> 3) * 1024 + k0 * 128;
+    b_xor = static_cast<uint32_t>(((chunk & 7) ^ k0) << 4);
+    idx_off = row0;
+  } else {
+    const int r8 = tid & 7, rg = tid / (8 * kChunksPerRow);
+    b_dst0 = smem0 + rg * S::kKGroupBytes + chunk * 128 + r8 * 16;
+    idx_off = rg * 8 + r8;
+  }
+  constexpr int kIdxStep = kSw128 ? 1 : kRowGroups * 8;
+  // Shared address of row i's copy (the stage's offset added by the caller).
+  auto b_row_dst = [&](uint32_t dst, int i) {
+    return kSw128 ? dst + i * kRowStep + (b_xor ^ static_cast<uint32_t>(i << 4))
+                  : dst + i * kRowStep;
+  };
   // A of a step: kSlices x 64 16-byte chunks over the block's threads.
   constexpr int kAChunks = kSlices * 64;
   static_assert(kAChunks % kThreads == 0, "whole A chunks per thread");
@@ -239,8 +272,23 @@ __global__ void __launch_bounds__(WgTileShape<BT, BN>::kThreads, BT == 128 ? 2 :
       const int32_t* idx = idx_ring + s * kPairK + idx_off;
       const uint32_t dst = b_dst0 + s * S::kStageBytes;
       int32_t cols[kRowsPerThread];
+      if constexpr (kSw128 && kRowsPerThread == 2) {
+        const int2 v = *reinterpret_cast<const int2*>(idx);
+        cols[0] = v.x;
+        cols[1] = v.y;
+      } else if constexpr (kSw128) {
 #pragma unroll
-      for (int r = 0; r < kRowsPerThread; ++r) cols[r] = idx[r * kRowGroups * 8];
+        for (int r = 0; r < kRowsPerThread; r += 4) {
+          const int4 v = *reinterpret_cast<const int4*>(idx + r);
+          cols[r] = v.x;
+          cols[r + 1] = v.y;
+          cols[r + 2] = v.z;
+          cols[r + 3] = v.w;
+        }
+      } else {
+#pragma unroll
+        for (int r = 0; r < kRowsPerThread; ++r) cols[r] = idx[r * kIdxStep];
+      }
       const uint64_t ldb = static_cast<uint64_t>(p.ldb);
       if ((chunk_bytes == 16 || chunk_bytes == 0) && p.b_off32) {
         const unsigned char* base = reinterpret_cast<const unsigned char*>(chunk_base);
@@ -248,7 +296,7 @@ __global__ void __launch_bounds__(WgTileShape<BT, BN>::kThreads, BT == 128 ? 2 :
         for (int r = 0; r < kRowsPerThread; ++r) {
           const int32_t col = cols[r];
           const uint32_t off = static_cast<uint32_t>(col >= 0 ? col : 0) * ldb_bytes;
-          cp_async16_or_zero(dst + r * kRowGroups * S::kKGroupBytes, base + off,
+          cp_async16_or_zero(b_row_dst(dst, r), base + off,
                              col < 0 || chunk_bytes == 0);
         }
       } else if (chunk_bytes == 16 || chunk_bytes == 0) {
@@ -256,7 +304,7 @@ __global__ void __launch_bounds__(WgTileShape<BT, BN>::kThreads, BT == 128 ? 2 :
         for (int r = 0; r < kRowsPerThread; ++r) {
           const int32_t col = cols[r];
           const uint64_t row = static_cast<uint32_t>(col >= 0 ? col : 0);
-          cp_async16_or_zero(dst + r * kRowGroups * S::kKGroupBytes, chunk_base + row * ldb,
+          cp_async16_or_zero(b_row_dst(dst, r), chunk_base + row * ldb,
                              col < 0 || chunk_bytes == 0);
         }
       } else {  // the chunk that n cuts
@@ -264,7 +312,7 @@ __global__ void __launch_bounds__(WgTileShape<BT, BN>::kThreads, BT == 128 ? 2 :
         for (int r = 0; r < kRowsPerThread; ++r) {
           const int32_t col = cols[r];
           const uint64_t row = static_cast<uint32_t>(col >= 0 ? col : 0);
-          cp_async16(dst + r * kRowGroups * S::kKGroupBytes, chunk_base + row * ldb,
+          cp_async16(b_row_dst(dst, r), chunk_base + row * ldb,
                      col >= 0 ? chunk_bytes : 0);
         }
       }
@@ -299,13 +347,18 @@ __global__ void __launch_bounds__(WgTileShape<BT, BN>::kThreads, BT == 128 ? 2 :
     __syncthreads();
   }
 
-  // The B descriptor of stage 0, k tile 0: start address >> 4 (bits 0-13), leading byte offset
-  // (the k direction: 8-row groups kKGroupBytes apart) >> 4 (bits 16-29), stride byte offset
-  // (the n direction: core matrices 128 bytes apart) >> 4 (bits 32-45), no swizzle.
-  const uint64_t desc0 = static_cast<uint64_t>((smem0 >> 4) & 0x3FFF) |
-                         (static_cast<uint64_t>(S::kKGroupBytes >> 4) << 16) |
-                         (static_cast<uint64_t>(128 >> 4) << 32);
-  constexpr int kTileDesc = 4 * S::kKGroupBytes >> 4;  // the pair's second k tile: k rows 32..63
+  // The B descriptor of stage 0, k tile 0 (MN-major): start address >> 4 (bits 0-13), leading
+  // byte offset >> 4 (bits 16-29), stride byte offset >> 4 (bits 32-45), layout (bits 62-63).
+  // 128-byte swizzle (1): leading = the n direction (64-column atoms, 1 KB apart), stride = the
+  // k direction (8-row atoms, kSbo apart); base offset 0 (1 KB aligned). No swizzle (0): leading
+  // = the k direction (8-row groups kKGroupBytes apart), stride = the n direction (core matrices
+  // 128 bytes apart).
+  constexpr uint64_t kLbo = kSw128 ? 1024 : S::kKGroupBytes;
+  constexpr uint64_t kSboField = kSw128 ? kSbo : 128;
+  const uint64_t desc0 = static_cast<uint64_t>((smem0 >> 4) & 0x3FFF) | ((kLbo >> 4) << 16) |
+                         ((kSboField >> 4) << 32) | (uint64_t{kSw128 ? 1u : 0u} << 62);
+  // The pair's second k tile: k rows 32..63 (4 atoms / 4 groups of 8 rows further).
+  constexpr int kTileDesc = (kSw128 ? 4 * kSbo : 4 * S::kKGroupBytes) >> 4;
 
   int j = 0, t = 0, s = 0;  // pair, tile and stage of the step computed
   for (int q = steps; q > 0; --q) {
@@ -342,39 +395,48 @@ __global__ void __launch_bounds__(WgTileShape<BT, BN>::kThreads, BT == 128 ? 2 :
 }
 
 template <class T, int BT, int BN>
-cudaError_t launch_wg(const KernelParams& p, int64_t panels, cudaStream_t stream) {
+cudaError_t launch_wg(const KernelParams& p, int64_t panels, bool interleave,
+                      cudaStream_t stream) {
   const int64_t n_tiles = (p.n + BN - 1) / BN;
   const dim3 grid(static_cast<unsigned>(panels),
                   static_cast<unsigned>((n_tiles + p.tiles_per_block - 1) / p.tiles_per_block));
-  spmm_wgmma_kernel<T, BT, BN>
-      <<<grid, WgTileShape<BT, BN>::kThreads, WgTileShape<BT, BN>::kSmemBytes, stream>>>(p);
+  constexpr int threads = WgTileShape<BT, BN>::kThreads, smem = WgTileShape<BT, BN>::kSmemBytes;
+  if (interleave)
+    spmm_wgmma_kernel<T, BT, BN, false><<<grid, threads, smem, stream>>>(p);
+  else
+    spmm_wgmma_kernel<T, BT, BN, true><<<grid, threads, smem, stream>>>(p);
   return cudaGetLastError();
 }
 
 template <class T, int BT>
-cudaError_t launch_wgmma(const KernelParams& p, int64_t panels, int bn, cudaStream_t stream) {
-  if (bn == 128) return launch_wg<T, BT, 128>(p, panels, stream);
-  if (bn == 64) return launch_wg<T, BT, 64>(p, panels, stream);
+cudaError_t launch_wgmma(const KernelParams& p, int64_t panels, int bn, bool interleave,
+                         cudaStream_t stream) {
+  if (bn == 128) return launch_wg<T, BT, 128>(p, panels, interleave, stream);
+  if (bn == 64) return launch_wg<T, BT, 64>(p, panels, interleave, stream);
   return cudaErrorInvalidValue;
+}
+
+template <class T, int BT, int BN, bool kSw128>
+cudaError_t load_wg() {
+  return cudaFuncSetAttribute(spmm_wgmma_kernel<T, BT, BN, kSw128>,
+                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              WgTileShape<BT, BN>::kSmemBytes);
 }
 
 template <class T, int BT>
 cudaError_t load_wgmma() {
-  cudaError_t err = cudaFuncSetAttribute(spmm_wgmma_kernel<T, BT, 128>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         WgTileShape<BT, 128>::kSmemBytes);
-  if (err == cudaSuccess)
-    err = cudaFuncSetAttribute(spmm_wgmma_kernel<T, BT, 64>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               WgTileShape<BT, 64>::kSmemBytes);
+  cudaError_t err = load_wg<T, BT, 128, true>();
+  if (err == cudaSuccess) err = load_wg<T, BT, 64, true>();
+  if (err == cudaSuccess) err = load_wg<T, BT, 128, false>();
+  if (err == cudaSuccess) err = load_wg<T, BT, 64, false>();
   return err;
 }
 
-template cudaError_t launch_wgmma<__half, 64>(const KernelParams&, int64_t, int, cudaStream_t);
-template cudaError_t launch_wgmma<__half, 128>(const KernelParams&, int64_t, int, cudaStream_t);
-template cudaError_t launch_wgmma<__nv_bfloat16, 64>(const KernelParams&, int64_t, int,
+template cudaError_t launch_wgmma<__half, 64>(const KernelParams&, int64_t, int, bool, cudaStream_t);
+template cudaError_t launch_wgmma<__half, 128>(const KernelParams&, int64_t, int, bool, cudaStream_t);
+template cudaError_t launch_wgmma<__nv_bfloat16, 64>(const KernelParams&, int64_t, int, bool,
                                                      cudaStream_t);
-template cudaError_t launch_wgmma<__nv_bfloat16, 128>(const KernelParams&, int64_t, int,
+template cudaError_t launch_wgmma<__nv_bfloat16, 128>(const KernelParams&, int64_t, int, bool,
                                                       cudaStream_t);
 template cudaError_t load_wgmma<__half, 64>();
 template cudaError_t load_wgmma<__half, 128>();
