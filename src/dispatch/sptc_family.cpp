@@ -121,7 +121,25 @@ class SptcSpmm final : public SpmmKernelPlan {
         if (o == c) return;
       candidates_.push_back(c);
     };
+    // The sm_90a warpgroup kernel replaces the rule's mma.sync kernel at BLOCK_TILE 64 / 128 on
+    // compute capability 9.0 with an aligned B where wgmma_default says so (SPX_SPTC_WGMMA=1:
+    // wherever it fits, 0: never); either way both stay candidates (search,
+    // SPX_SPTC_FORCE_CANDIDATE).
+    // SPX_SPTC_RESIDENT=1 keeps the forced resident-A kernel as the rule's choice.
+    const int force_wgmma = env_switch("SPX_SPTC_WGMMA");
+    const bool wgmma_ok = ks::wgmma_usable(p.h.cc_major, p.h.cc_minor) && aligned &&
+                          ks::wgmma_fits(block_tile_) && force_wgmma != 0;
+    const bool wgmma_rule =
+        wgmma_ok && (force_wgmma == 1 || ks::wgmma_default(block_tile_, n_));
+    if (wgmma_rule && force_resident != 1) add(ks::with_wgmma(rule, panels_, n_, p.h.sm_count));
     add(rule);
+    if (wgmma_ok)
+      for (int bn : {128, 64}) {
+        ks::SptcConfig c;
+        c.block_tile = block_tile_;
+        c.bn = bn;
+        add(ks::with_wgmma(c, panels_, n_, p.h.sm_count));
+      }
     for (int bn : {128, 64}) {
       ks::SptcConfig c;
       c.block_tile = block_tile_;

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "core/error.hpp"
@@ -328,6 +329,39 @@ TEST_CASE("sptc config: BN and tiles per block keep two waves of resident blocks
   // Resident A: only with an aligned B, two or more tiles per block and two blocks per SM.
   CHECK(ks::choose_config(128, 128, 4096, 132, 2, true).resident);
   CHECK_FALSE(ks::choose_config(128, 128, 4096, 132, 64, true).resident);
+}
+
+TEST_CASE("sptc config: the warpgroup kernel's shapes and its configuration", "[sptc]") {
+  namespace ks = spx::kernels::sptc;
+  // Stages 1 KB aligned (the 128-byte swizzle repeats every 1 KB), plus 1 KB for aligning the
+  // base: BLOCK_TILE 128, BN 128 = 3 x 25 KB + indices, epilogue, row map: two blocks per SM;
+  // BLOCK_TILE 64, BN 128: three.
+  static_assert(ks::WgTileShape<128, 128>::kStageBytes == 25 * 1024, "B 16 + A 8 + M 1 KB");
+  static_assert(ks::WgTileShape<64, 128>::kStageBytes % 1024 == 0, "1 KB aligned stages");
+  static_assert(ks::WgTileShape<64, 64>::kStageBytes % 1024 == 0, "1 KB aligned stages");
+  static_assert(ks::WgTileShape<128, 64>::kStageBytes % 1024 == 0, "1 KB aligned stages");
+  CHECK(ks::resident_blocks(132, ks::wgmma_smem_bytes(128, 128), 256) == 264);
+  CHECK(ks::resident_blocks(132, ks::wgmma_smem_bytes(64, 128), 128) == 396);
+  CHECK(ks::wgmma_smem_bytes(32, 128) == 0);
+  CHECK(ks::wgmma_fits(64));
+  CHECK(ks::wgmma_fits(128));
+  CHECK_FALSE(ks::wgmma_fits(32));
+  CHECK_FALSE(ks::wgmma_fits(16));
+  // It takes the rule's BN, streams (never resident) and keeps two waves of its own blocks.
+  ks::SptcConfig r = ks::choose_config(128, 128, 4096, 132, 2, true);
+  REQUIRE(r.resident);
+  const ks::SptcConfig w = ks::with_wgmma(r, 128, 4096, 132);
+  CHECK(w.wgmma);
+  CHECK_FALSE(w.resident);
+  CHECK(w.bn == r.bn);
+  CHECK(w.tiles_per_block == 7);
+  CHECK(w.describe().find("wgmma.sp") != std::string::npos);
+  CHECK_FALSE(w == r);
+  // BLOCK_TILE 32 has no warpgroup kernel: unchanged.
+  const ks::SptcConfig s32 = ks::choose_config(32, 128, 512, 132);
+  CHECK(ks::with_wgmma(s32, 128, 512, 132) == s32);
+  CHECK(ks::wgmma_default(64, 512));
+  CHECK_FALSE(ks::wgmma_default(32, 512));
 }
 
 TEST_CASE("sptc config: BLOCK_TILE 32 -> 64 when 64 fits one wave and 32 does not", "[sptc]") {

@@ -331,6 +331,51 @@ TEST_CASE("SpTC deep pipeline, aligned and element B gathers, every BLOCK_TILE",
       }
 }
 
+TEST_CASE("SpTC warpgroup kernel (wgmma.sp, sm_90a) on compute capability 9.0, both B layouts",
+          "[sptc]") {
+#if defined(SPX_TEST_SPTC_SM90A)
+  int dev = 0, major = 0, minor = 0;
+  REQUIRE(cudaGetDevice(&dev) == cudaSuccess);
+  REQUIRE(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess);
+  REQUIRE(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess);
+  if (major != 9 || minor != 0) {
+    WARN("not a compute capability 9.0 device: the warpgroup kernel is not used");
+    return;
+  }
+  // Long panels (tens of k steps), several n tiles per block, n tails, both C types; aligned
+  // row-major B (the kernel's only B). SPX_SPTC_WGMMA=1 makes it the plan's choice wherever it
+  // fits, 0 gives the mma.sync kernel back. The no-swizzle layout is read once per process
+  // (SPX_SPTC_WG_INTERLEAVE): the test's second run covers it (README).
+  EnvOverride on("SPX_SPTC_WGMMA", "1");
+  UniqueHandle h = make_handle();
+  uint64_t seed = 77000;
+  for (const FormatSpec& f : {bcrs_spec(8), bcrs_spec(2), csr_spec()})
+    for (int bt : {64, 128})
+      for (const Types& t : kTypes) {
+        if (bt / vec_of(f) > 64) continue;
+        Rng rng(seed++);
+        // n = 296: 16-byte aligned rows of B (ld = n), a 40-column tail after two BN 128 tiles.
+        const Case c = make_case(rng, f, 333, 900, 296, t, SPX_ORDER_ROW, SPX_ORDER_ROW,
+                                 static_cast<int>(seed % 3), 0, 0.15);
+        const ref::Expected e = ref::spmm(c.A, c.B, c.C, c.s);
+        RunOptions o;
+        o.block_tile = bt;
+        o.cluster = static_cast<int>(seed % 2);
+        spxPlanInfo_t info = run_case(h.get(), c, e, o);
+        CHECK(str(info.config, sizeof info.config).find("wgmma.sp") != std::string::npos);
+        o.tiles_per_block = 2;
+        info = run_case(h.get(), c, e, o);
+        CHECK(str(info.config, sizeof info.config).find("wgmma.sp") != std::string::npos);
+        o.tiles_per_block = 0;
+        EnvOverride off("SPX_SPTC_WGMMA", "0");
+        info = run_case(h.get(), c, e, o);
+        CHECK(str(info.config, sizeof info.config).find("wgmma.sp") == std::string::npos);
+      }
+#else
+  WARN("the library was not built for sm_90: no warpgroup kernel");
+#endif
+}
+
 TEST_CASE("SpTC empty rows, empty panels, all-zero matrix, unsorted columns", "[sptc]") {
   UniqueHandle h = make_handle();
   Rng rng(73000);

@@ -80,6 +80,49 @@ struct TileShape {
       kPairGatherBytes + kSlices * (kPairSliceMBytes + kPairSliceABytes);
 };
 
+/// Compile-time shape of the warpgroup kernel (sm_90a, `spmm_wgmma.cu`): BLOCK_TILE 64 or 128
+/// rows = one or two warpgroups, each computing 64 rows x BN with `wgmma.mma_async.sp` m64nBNk32
+/// (A from registers, B from shared memory through a matrix descriptor). A warp holds one 16-row
+/// slice x BN columns; its A fragments, metadata and accumulators have the m16n8k32 mma.sp
+/// layout of that slice, so the storage is the same as the mma.sync kernel's. B sits in shared
+/// memory in one of two MN-major layouts the descriptor names (no padding; see spmm_wgmma.cu):
+/// 128-byte swizzle (the default: 1 KB atoms of 8 k rows x 64 columns, 16-byte chunk c of row k
+/// at slot c ^ (k % 8), so a warp's copies of two whole B rows hit every bank once per 128
+/// bytes) or no swizzle (8 k rows x 8 columns core matrices, 128 contiguous bytes).
+template <int BT, int BN>
+struct WgTileShape {
+  static_assert(BT == 64 || BT == 128, "the warpgroup kernel covers 64-row warpgroups");
+  static_assert(BN == 64 || BN == 128, "BN is 64 or 128 columns");
+  static constexpr int kSlices = BT / 16;
+  static constexpr int kWarps = kSlices;  ///< one 16-row slice per warp
+  static constexpr int kThreads = 32 * kWarps;
+  static constexpr int kNB = BN / 8;  ///< m16n8 accumulator blocks per warp
+  static constexpr int kKGroupBytes = BN * 2 * 8;  ///< 8 k rows of B (BN / 8 core matrices)
+  static constexpr int kBBytes = kPairK * BN * 2;
+  static constexpr int kABytes = kSlices * kPairSliceABytes;
+  static constexpr int kMBytes = kSlices * kPairSliceMBytes;
+  /// Stages start 1 KB aligned (the 128-byte swizzle repeats every 1 KB of address).
+  static constexpr int kStageBytes = (kBBytes + kABytes + kMBytes + 1023) / 1024 * 1024;
+  static constexpr int kIndexBytes = kStages * kPairK * 4;
+  /// Epilogue: a warp stages its 16 x BN slice 32 columns at a time (the mma.sync kernel's
+  /// writer at a warp width of 32).
+  static constexpr int kPartN = 32;
+  static constexpr int kWarpEpilogueFloats =
+      16 * (kPartN + 4) > kPartN * 18 ? 16 * (kPartN + 4) : kPartN * 18;
+  static constexpr int kEpilogueBytes = kWarps * kWarpEpilogueFloats * 4;
+  static constexpr int kRowMapBytes = BT * 4;
+  /// + 1 KB: the kernel aligns the dynamic shared memory's base to 1 KB itself.
+  static constexpr int kSmemBytes =
+      1024 + kStages * kStageBytes + kIndexBytes + kEpilogueBytes + kRowMapBytes;
+};
+inline int wgmma_smem_bytes(int block_tile, int bn) {
+  if (block_tile == 64) return bn == 128 ? WgTileShape<64, 128>::kSmemBytes
+                                         : WgTileShape<64, 64>::kSmemBytes;
+  if (block_tile == 128) return bn == 128 ? WgTileShape<128, 128>::kSmemBytes
+                                          : WgTileShape<128, 64>::kSmemBytes;
+  return 0;
+}
+
 /// Dynamic shared memory of a (BLOCK_TILE, BN) instance; resident: for panels of up to
 /// max_pairs pairs (BN 128). Inline: the choice rule below is tested on the CPU.
 template <int BT>
@@ -109,14 +152,15 @@ struct SptcConfig {
   int bn = 128;
   int tiles_per_block = 1;  ///< consecutive BN-wide tiles of one panel per block
   bool resident = false;    ///< A, metadata and gather of the panel loaded once per block
+  bool wgmma = false;       ///< the sm_90a warpgroup kernel (streaming; BLOCK_TILE 64 / 128)
   bool operator==(const SptcConfig& o) const {
     return block_tile == o.block_tile && bn == o.bn && tiles_per_block == o.tiles_per_block &&
-           resident == o.resident;
+           resident == o.resident && wgmma == o.wgmma;
   }
   std::string describe() const {
     return "BLOCK_TILE " + std::to_string(block_tile) + " BN " + std::to_string(bn) + " x" +
-           std::to_string(tiles_per_block) + (resident ? " resident A" : "") + " stages " +
-           std::to_string(kStages);
+           std::to_string(tiles_per_block) + (resident ? " resident A" : "") +
+           (wgmma ? " wgmma.sp" : "") + " stages " + std::to_string(kStages);
   }
 };
 
@@ -164,6 +208,27 @@ inline bool promote_to_block_tile_64(int64_t m, int64_t n, int sm_count) {
   const int64_t grid32 = (m + 31) / 32 * tiles, grid64 = (m + 63) / 64 * tiles;
   return grid32 > resident_blocks(sm_count, smem_bytes(32, 64), threads_for(32)) &&
          grid64 <= resident_blocks(sm_count, smem_bytes(64, 64), threads_for(64));
+}
+
+/// The warpgroup kernel (sm_90a) for a configuration the rule chose: BLOCK_TILE 64 / 128 only
+/// (a warpgroup is 64 rows), streaming (its A comes with every stage; no resident variant), BN
+/// as chosen, tiles per block recomputed for its shared memory and threads. Why it pays: one
+/// wgmma.sp m64n128k32 does the work of 16 mma.sp per warp at Hopper's full sparse rate and is
+/// issued asynchronously, so the warps' issue slots go to the gather (README, notes v5).
+inline bool wgmma_fits(int block_tile) { return block_tile == 64 || block_tile == 128; }
+/// Whether DEFAULT takes the warpgroup kernel where it fits (SPX_SPTC_WGMMA=1 / 0 forces it on /
+/// off for every plan). See README, notes v5, for the measurements behind it.
+inline bool wgmma_default(int block_tile, int64_t n) {
+  (void)n;
+  return wgmma_fits(block_tile);
+}
+inline SptcConfig with_wgmma(SptcConfig c, int64_t panels, int64_t n, int sm_count) {
+  if (!wgmma_fits(c.block_tile)) return c;
+  c.wgmma = true;
+  c.resident = false;
+  c.tiles_per_block = tiles_per_block_for(panels, n, c.block_tile, c.bn, sm_count,
+                                          wgmma_smem_bytes(c.block_tile, c.bn));
+  return c;
 }
 
 /// Largest shared memory one block may opt in to (H100 and A100: 227 KB).

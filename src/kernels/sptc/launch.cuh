@@ -51,6 +51,16 @@ cudaError_t launch_bt(const KernelParams& p, int64_t panels, const LaunchShape& 
 template <class T, int BT>
 cudaError_t load_bt();
 
+/// The warpgroup kernel (spmm_wgmma.cu, sm_90a only; BLOCK_TILE 64 / 128, BN 64 / 128, aligned
+/// row-major B): launch and shared-memory opt-in. Call only on compute capability 9.0 in a build
+/// that compiled it (SPX_SPTC_SM90A).
+/// interleave: the no-swizzle B layout (SPX_SPTC_WG_INTERLEAVE=1) instead of the 128-byte swizzle.
+template <class T, int BT>
+cudaError_t launch_wgmma(const KernelParams& p, int64_t panels, int bn, bool interleave,
+                         cudaStream_t stream);
+template <class T, int BT>
+cudaError_t load_wgmma();
+
 #define SPX_SPTC_DECLARE(T, BT)                                                        \
   extern template cudaError_t launch_bt<T, BT>(const KernelParams&, int64_t,           \
                                                 const LaunchShape&, cudaStream_t);      \

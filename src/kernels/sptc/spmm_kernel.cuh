@@ -159,15 +159,14 @@ __device__ __forceinline__ int64_t row_at(const int32_t* rows, int64_t base, int
 /// C's contiguous dimension in 16-byte vectors; unaligned C, tails and rows the row map scatters
 /// (column-major C) go element by element. C's order (kRowC) and element size (kESize: 4 for
 /// fp32, 2 for fp16 / bf16) are template parameters, so the lane -> vector mapping is constant.
-template <int BT, int BN, bool kRowC, int kESize>
+/// W: the slice's columns (staged 16 x (W + 4) floats row-major, W x 18 column-major).
+template <int W, bool kRowC, int kESize>
 __device__ __forceinline__ void write_warp_slice(const KernelParams& p, const float* slice,
                                                  const int32_t* rows, int64_t base, int64_t c0,
                                                  float alpha, float beta) {
-  using S = TileShape<BT, BN>;
-  constexpr int W = S::kWarpN;
   constexpr int vec = 16 / kESize;
   constexpr int inner_extent = kRowC ? W : 16;
-  constexpr int stride = kRowC ? S::kSliceRowStride : S::kSliceColStride;
+  constexpr int stride = kRowC ? W + 4 : 18;
   constexpr int groups = inner_extent / vec;
   constexpr int items = (kRowC ? 16 : W) * groups;
   static_assert(items % 32 == 0, "whole vectors per lane");
@@ -253,12 +252,14 @@ __device__ __forceinline__ void store_warp_tile(
     }
     __syncwarp();
     const int32_t* sr = rows + sl * 16;
+    constexpr int W = S::kWarpN;
+    static_assert(S::kSliceRowStride == W + 4 && S::kSliceColStride == 18, "writer strides");
     if (c_row) {
-      if (wide) write_warp_slice<BT, BN, true, 4>(p, region, sr, base, c0, alpha, beta);
-      else write_warp_slice<BT, BN, true, 2>(p, region, sr, base, c0, alpha, beta);
+      if (wide) write_warp_slice<W, true, 4>(p, region, sr, base, c0, alpha, beta);
+      else write_warp_slice<W, true, 2>(p, region, sr, base, c0, alpha, beta);
     } else {
-      if (wide) write_warp_slice<BT, BN, false, 4>(p, region, sr, base, c0, alpha, beta);
-      else write_warp_slice<BT, BN, false, 2>(p, region, sr, base, c0, alpha, beta);
+      if (wide) write_warp_slice<W, false, 4>(p, region, sr, base, c0, alpha, beta);
+      else write_warp_slice<W, false, 2>(p, region, sr, base, c0, alpha, beta);
     }
     __syncwarp();  // the next slice overwrites the region
   }

@@ -1,6 +1,8 @@
 // spmm(): the entry the plan calls. Routes (type, BLOCK_TILE, BN, alignment) to the instantiated
 // kernel; a column-major B is first transposed into the workspace. Also the value packing of
 // spxPlanUpdateValues and the shared-memory opt-in at load time.
+#include <cstdlib>
+
 #include "kernels/sptc/launch.cuh"
 #include "kernels/sptc/sptc.hpp"
 
@@ -54,6 +56,36 @@ cudaError_t route(const detail::KernelParams& p, int64_t panels, int block_tile,
   return cudaErrorInvalidValue;
 }
 
+/// The warpgroup kernel of (T, BLOCK_TILE); only called when wgmma_usable().
+template <class T>
+cudaError_t route_wgmma(const detail::KernelParams& p, int64_t panels, int block_tile, int bn,
+                        cudaStream_t stream) {
+#if defined(SPX_SPTC_SM90A)
+  // SPX_SPTC_WG_INTERLEAVE=1 (experiments): the no-swizzle B layout, read once per process.
+  static const bool interleave = [] {
+    const char* e = std::getenv("SPX_SPTC_WG_INTERLEAVE");
+    return e != nullptr && e[0] == '1';
+  }();
+  if (block_tile == 64) return detail::launch_wgmma<T, 64>(p, panels, bn, interleave, stream);
+  if (block_tile == 128) return detail::launch_wgmma<T, 128>(p, panels, bn, interleave, stream);
+#else
+  (void)p, (void)panels, (void)block_tile, (void)bn, (void)stream;
+#endif
+  return cudaErrorInvalidValue;
+}
+
+#if defined(SPX_SPTC_SM90A)
+/// Compute capability of the current device (the warpgroup kernel runs on 9.0 only).
+bool current_device_runs_wgmma() {
+  int dev = 0, major = 0, minor = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return false;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
+    return false;
+  return wgmma_usable(major, minor);
+}
+#endif
+
 template <class T>
 cudaError_t load(int block_tile) {
   switch (block_tile) {
@@ -66,6 +98,15 @@ cudaError_t load(int block_tile) {
 }
 
 }  // namespace
+
+bool wgmma_usable(int cc_major, int cc_minor) {
+#if defined(SPX_SPTC_SM90A)
+  return cc_major == 9 && cc_minor == 0;
+#else
+  (void)cc_major, (void)cc_minor;
+  return false;
+#endif
+}
 
 bool b_aligned(const void* ptr, int64_t ld, spxOrder_t order) {
   return order == SPX_ORDER_COL || (reinterpret_cast<uintptr_t>(ptr) % 16 == 0 && ld % 8 == 0);
@@ -108,6 +149,11 @@ cudaError_t spmm(const SpmmArgs& a, const SptcConfig& cfg, cudaStream_t stream) 
     if (err != cudaSuccess) return err;
   }
   p.b_off32 = a.k * p.ldb * 2 <= int64_t{0xFFFFFFFF};
+  // The warpgroup kernel (the plan chose it only where wgmma_usable()); an unaligned B at run
+  // time takes the mma.sync streaming kernel of the same BN and tiles per block.
+  if (cfg.wgmma && aligned && (cfg.bn == 64 || cfg.bn == 128))
+    return a.bf16 ? route_wgmma<__nv_bfloat16>(p, a.panels, cfg.block_tile, cfg.bn, stream)
+                  : route_wgmma<__half>(p, a.panels, cfg.block_tile, cfg.bn, stream);
   detail::LaunchShape shape;
   shape.bn = cfg.bn;
   shape.aligned = aligned;
@@ -123,6 +169,14 @@ cudaError_t spmm(const SpmmArgs& a, const SptcConfig& cfg, cudaStream_t stream) 
 
 cudaError_t spmm_load(int block_tile, bool bf16) {
   cudaError_t err = bf16 ? load<__nv_bfloat16>(block_tile) : load<__half>(block_tile);
+#if defined(SPX_SPTC_SM90A)
+  if (err == cudaSuccess && wgmma_fits(block_tile) && current_device_runs_wgmma()) {
+    if (block_tile == 64)
+      err = bf16 ? detail::load_wgmma<__nv_bfloat16, 64>() : detail::load_wgmma<__half, 64>();
+    else
+      err = bf16 ? detail::load_wgmma<__nv_bfloat16, 128>() : detail::load_wgmma<__half, 128>();
+  }
+#endif
   cudaFuncAttributes attr;
   if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, transpose_kernel);
   return err;

@@ -44,6 +44,10 @@ cudaError_t spmm(const SpmmArgs& args, const SptcConfig& cfg, cudaStream_t strea
 /// memory (CUDA's lazy loading would otherwise do it, and possibly wait, on the first execute).
 cudaError_t spmm_load(int block_tile, bool bf16);
 
+/// True when this build holds the sm_90a warpgroup kernel (wgmma.mma_async.sp) and a device of
+/// compute capability cc_major.cc_minor can run it (9.0 only: sm_90a code runs nowhere else).
+bool wgmma_usable(int cc_major, int cc_minor);
+
 /// dst[i] = slot[i] >= 0 ? src[slot[i]] : 0 over 16-bit elements (spxPlanUpdateValues).
 struct PackArgs {
   int64_t count = 0;
