@@ -154,6 +154,45 @@ __device__ __forceinline__ int64_t row_at(const int32_t* rows, int64_t base, int
   return rel == kNoRow ? -1 : base + rel;
 }
 
+/// What a block computes (both kernels): its record from plan::sptc_block_records (panel, first
+/// k-tile pair, k tiles) and its run of `tiles_per_block` column tiles of BN (blockIdx.y), walked
+/// as one stream of `steps` k steps.
+struct BlockWork {
+  int panel;
+  int64_t pair0;
+  int ktiles, npairs;
+  int64_t tile0;
+  int tiles, steps;
+  int64_t panel_row0;
+};
+template <int BT, int BN>
+__device__ __forceinline__ BlockWork block_work(const KernelParams& p) {
+  const int4 blk = p.blocks[blockIdx.x];  // panel, first pair, k tiles
+  BlockWork w;
+  w.panel = blk.x;
+  w.pair0 = blk.y;
+  w.ktiles = blk.z;
+  w.npairs = (w.ktiles + 1) >> 1;
+  const int64_t n_tiles = (p.n + BN - 1) / BN;
+  w.tile0 = static_cast<int64_t>(blockIdx.y) * p.tiles_per_block;
+  w.tiles = static_cast<int>(n_tiles - w.tile0 < p.tiles_per_block ? n_tiles - w.tile0
+                                                                   : p.tiles_per_block);
+  w.steps = w.tiles * w.npairs;
+  w.panel_row0 = static_cast<int64_t>(w.panel) * BT;
+  return w;
+}
+
+/// The panel's rows of C into the shared row map, once per block (visible after the block's
+/// next barrier).
+template <int BT, int kThreads>
+__device__ __forceinline__ void fill_row_map(const KernelParams& p, int64_t panel_row0,
+                                             int32_t* rows) {
+  for (int i = threadIdx.x; i < BT; i += kThreads) {
+    const int64_t r = c_row_of(p, panel_row0 + i);
+    rows[i] = r < 0 ? kNoRow : static_cast<int32_t>(r - panel_row0);
+  }
+}
+
 /// One warp writes its staged 16-row slice of C (the rows `rows` names from base, columns c0 ..
 /// c0 + kWarpN): alpha * slice + beta * C (C never read when beta == 0), clipped to m x n. Lanes walk
 /// C's contiguous dimension in 16-byte vectors; unaligned C, tails and rows the row map scatters
@@ -280,17 +319,12 @@ __global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 1
   const int warp_m = warp / kWarpsN, warp_n = warp % kWarpsN;
   const int slice0 = warp_m * kWarpSlices;  // the warp's first row slice
 
-  const int4 blk = p.blocks[blockIdx.x];  // panel, first pair, k tiles
-  const int panel = blk.x;
-  const int64_t pair0 = blk.y;
-  const int ktiles = blk.z;
-  const int npairs = (ktiles + 1) >> 1;
-  const int64_t n_tiles = (p.n + BN - 1) / BN;
-  const int64_t tile0 = static_cast<int64_t>(blockIdx.y) * p.tiles_per_block;
-  const int tiles = static_cast<int>(n_tiles - tile0 < p.tiles_per_block ? n_tiles - tile0
-                                                                         : p.tiles_per_block);
-  const int steps = tiles * npairs;
-  const int64_t panel_row0 = static_cast<int64_t>(panel) * BT;
+  const BlockWork work = block_work<BT, BN>(p);
+  const int64_t pair0 = work.pair0;
+  const int ktiles = work.ktiles, npairs = work.npairs;
+  const int64_t tile0 = work.tile0;
+  const int tiles = work.tiles, steps = work.steps;
+  const int64_t panel_row0 = work.panel_row0;
   const float alpha = alpha_float(p.scalars), beta = beta_float(p.scalars);
   const int warp_col = warp_n * S::kWarpN;
 
@@ -337,10 +371,7 @@ __global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 1
   clear();
 
   // The panel's rows of C, once per block (visible after the prologue's first barrier).
-  for (int i = tid; i < BT; i += kThreads) {
-    const int64_t r = c_row_of(p, panel_row0 + i);
-    rows[i] = r < 0 ? kNoRow : static_cast<int32_t>(r - panel_row0);
-  }
+  fill_row_map<BT, kThreads>(p, panel_row0, rows);
 
   if (steps == 0) {  // an empty panel: C = beta * C on every tile of the block
     __syncthreads();

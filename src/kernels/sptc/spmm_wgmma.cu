@@ -159,17 +159,12 @@ __global__ void __launch_bounds__(WgTileShape<BT, BN>::kThreads, BT == 128 ? 2 :
       smem_raw + ((1024u - (smem_address(smem_raw) & 1023u)) & 1023u);
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
 
-  const int4 blk = p.blocks[blockIdx.x];  // panel, first pair, k tiles
-  const int panel = blk.x;
-  const int64_t pair0 = blk.y;
-  const int ktiles = blk.z;
-  const int npairs = (ktiles + 1) >> 1;
-  const int64_t n_tiles = (p.n + BN - 1) / BN;
-  const int64_t tile0 = static_cast<int64_t>(blockIdx.y) * p.tiles_per_block;
-  const int tiles = static_cast<int>(n_tiles - tile0 < p.tiles_per_block ? n_tiles - tile0
-                                                                         : p.tiles_per_block);
-  const int steps = tiles * npairs;
-  const int64_t panel_row0 = static_cast<int64_t>(panel) * BT;
+  const BlockWork work = block_work<BT, BN>(p);
+  const int64_t pair0 = work.pair0;
+  const int ktiles = work.ktiles, npairs = work.npairs;
+  const int64_t tile0 = work.tile0;
+  const int tiles = work.tiles, steps = work.steps;
+  const int64_t panel_row0 = work.panel_row0;
   const float alpha = alpha_float(p.scalars), beta = beta_float(p.scalars);
 
   // Shared memory: kStages x (B | A | M), the index ring, the epilogue regions, the row map.
@@ -187,10 +182,7 @@ __global__ void __launch_bounds__(WgTileShape<BT, BN>::kThreads, BT == 128 ? 2 :
 #pragma unroll
     for (int i = 0; i < 4; ++i) acc[b][i] = 0.0f;
 
-  for (int i = tid; i < BT; i += kThreads) {
-    const int64_t r = c_row_of(p, panel_row0 + i);
-    rows[i] = r < 0 ? kNoRow : static_cast<int32_t>(r - panel_row0);
-  }
+  fill_row_map<BT, kThreads>(p, panel_row0, rows);
 
   if (steps == 0) {  // an empty panel: C = beta * C on every tile of the block
     __syncthreads();
