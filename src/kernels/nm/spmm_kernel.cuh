@@ -30,6 +30,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/common/cp_async.cuh"
 #include "kernels/common/elements.cuh"
@@ -284,9 +285,19 @@ __device__ __forceinline__ void load_b_frag(float (&dst)[T::kTN], unsigned addr)
 /// pair, or the 4 zeroed bytes that end the index region (row 0), and two slots past the last A
 /// row is the start of the B region — valid shared memory whose values the last iteration loads
 /// but never uses.
-template <class T, int kPitchFloats = T::kBRowStride>
+/// compute_stage without a hook (below).
+struct NoStageHook {
+  __device__ void operator()(uint32_t) const {}
+};
+
+/// `Hook`: called once the thread's last shared-memory load of the stage has returned, before
+/// the last slot's FFMA (with 0 computed from the last loaded values, so that whatever the hook
+/// issues cannot run ahead of those loads); the tensor-copy kernel counts the warp done with the
+/// buffer there, and the count's latency hides behind that slot's FFMA.
+template <class T, int kPitchFloats = T::kBRowStride, class Hook = NoStageHook>
 __device__ __forceinline__ void compute_stage(const StageBuffer& sb, int w_s, int ty, int tx,
-                                              int group, float (&acc)[T::kTM][T::kTN]) {
+                                              int group, float (&acc)[T::kTM][T::kTN],
+                                              Hook hook = Hook{}) {
   constexpr unsigned kPitch = kPitchFloats * 4;  // bytes per B row in shared memory
   constexpr unsigned kSlot = T::kBM * 4;           // bytes per A slot row
   unsigned as = smem_address(sb.a) + ty * T::kTM * 4;
@@ -317,12 +328,36 @@ __device__ __forceinline__ void compute_stage(const StageBuffer& sb, int w_s, in
     outer_product<T>(acc, a1, b1);
     as += 2 * kSlot;
   };
-  // An odd number of pairs (w_s = 30, 22, ...) takes one first, so that the loop runs two pairs
-  // per iteration without an exit test between them.
-  if ((w_s / 2) & 1) pair_step();
-  while (as < a_end) {
-    pair_step();
-    pair_step();
+  if constexpr (std::is_same_v<Hook, NoStageHook>) {
+    // An odd number of pairs (w_s = 30, 22, ...) takes one first, so that the loop runs two
+    // pairs per iteration without an exit test between them.
+    if ((w_s / 2) & 1) pair_step();
+    while (as < a_end) {
+      pair_step();
+      pair_step();
+    }
+  } else {
+    // The last pair apart (the hook between its two slots, no lookahead loads after it); an even
+    // number of pairs takes one first, so that the loop before it runs two per iteration.
+    if (w_s < 2) {
+      hook(0u);
+      return;
+    }
+    const unsigned a_last = a_end - 2 * kSlot;
+    if (((w_s / 2) & 1) == 0) pair_step();
+    while (as < a_last) {
+      pair_step();
+      pair_step();
+    }
+    load_a_frag<T>(a1, as + kSlot);
+    load_b_frag<T>(b1, bs + hi * kPitch);
+    outer_product<T>(acc, a0, b0);
+    uint32_t zero;
+    asm volatile("{\n.reg .b32 t;\nor.b32 t, %1, %2;\nand.b32 %0, t, 0;\n}\n"
+                 : "=r"(zero)
+                 : "r"(__float_as_uint(a1[T::kTM - 1])), "r"(__float_as_uint(b1[T::kTN - 1])));
+    hook(zero);
+    outer_product<T>(acc, a1, b1);
   }
 }
 
