@@ -215,15 +215,21 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     unsigned phase = 0;
     for (int s = s_begin; s < s_end; ++s) {
       mbar_wait(full(cur), phase);
-      compute_stage<T, T::kBN>(buffer(cur), a.w_s, ty, tx, group, acc);
-      __syncwarp();
-      unsigned last = 0;
-      if (lane == 0) {
-        // No fence before the count: every shared load of the stage has returned (the FFMAs
-        // above consumed them) before this warp gets here. The refilling warp fences below.
-        last = atomicAdd(done + cur, 1u) % kWarps == kWarps - 1;
-      }
-      last = __shfl_sync(0xFFFFFFFFu, last, 0);
+      // The warp counts itself done with the buffer inside compute_stage, before its last slot's
+      // FFMA: every lane's last shared load has returned by then (the hook's operand is computed
+      // from the loaded values, and the warp issues it for all lanes at once), so no fence; the
+      // count's latency hides behind that slot. The refilling warp fences below.
+      uint32_t ticket = 0;
+      const unsigned count_at = smem_address(done + cur);
+      compute_stage<T, T::kBN>(buffer(cur), a.w_s, ty, tx, group, acc, [&](uint32_t zero) {
+        if (lane == 0)
+          asm volatile("atom.shared.add.u32 %0, [%1], %2;\n"
+                       : "=r"(ticket)
+                       : "r"(count_at), "r"(1u + zero)
+                       : "memory");
+      });
+      const unsigned last =
+          __shfl_sync(0xFFFFFFFFu, ticket % kWarps == kWarps - 1 ? 1u : 0u, 0);
       if (last && s + depth < s_end) {
         __threadfence_block();
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
