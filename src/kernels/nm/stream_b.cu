@@ -6,7 +6,7 @@
 // 4096^2 before the first tile starts. A copy inside the product's grid (branch nm-fused-b, H100)
 // was correct but slower than the serial copy: its worker blocks took the product's block slots
 // and one worker moved only 8 GB/s. Here the copy blocks take no shared memory and few registers,
-// so one fits on each SM next to the product's two Wide blocks (223 registers x 128 threads
+// so one fits on each SM next to the product's two Wide blocks (224 registers x 128 threads
 // each: 8192 registers are left, 128 threads x 64), and the copy needs no slot of the product.
 // Measured on H100 (4096^3, column-major): the product runs 25-45 us longer than on a row-major
 // B, against 58-66 us for the copy before it; of that, ~6 us is the waiting kernel variant
