@@ -31,7 +31,7 @@ struct StreamedB {
   int chunks = 0;             ///< ceil(k / kStreamChunkRows)
   int panels = 0;             ///< ceil(n / BN)
   int panel_group = 1;  ///< panels whose tiles run at once (chunks are copied in that order)
-  int copy_blocks = 0;  ///< 0: off (no streamed copy in this launch)
+  int copy_blocks = 0;  ///< one per SM; 0: off (no streamed copy in this launch)
 };
 constexpr int kStreamChunkRows = 32;
 /// A chunk's flag counts the copy block's warps that finished their part of it (stream_b.cu).
@@ -77,8 +77,8 @@ struct SpmmArgs {
 bool spmm_bulk_ok(TileId tile, const SpmmArgs& a, size_t smem_optin);
 cudaError_t spmm_bulk(TileId tile, const SpmmArgs& a, cudaStream_t stream);
 cudaError_t spmm_bulk_load(size_t smem_optin);
-/// Whether the tile has a streamed-B kernel (the large sm_90 tiles, Huge and Wide, where the
-/// copy is a visible share of the time).
+/// Whether the tile has a streamed-B kernel (the Wide tile: its two blocks per SM leave room for
+/// the copy's block; spmm_bulk.cu).
 bool spmm_bulk_streams(TileId tile);
 /// The streamed copy kernel (stream_b.cu): queued on `stream` before the product, which must
 /// then be launched as its programmatic dependent. Fills s.chunks / s.panels / s.panel_group

@@ -158,7 +158,6 @@ __device__ __forceinline__ int64_t row_at(const int32_t* rows, int64_t base, int
 /// k-tile pair, k tiles) and its run of `tiles_per_block` column tiles of BN (blockIdx.y), walked
 /// as one stream of `steps` k steps.
 struct BlockWork {
-  int panel;
   int64_t pair0;
   int ktiles, npairs;
   int64_t tile0;
@@ -169,7 +168,6 @@ template <int BT, int BN>
 __device__ __forceinline__ BlockWork block_work(const KernelParams& p) {
   const int4 blk = p.blocks[blockIdx.x];  // panel, first pair, k tiles
   BlockWork w;
-  w.panel = blk.x;
   w.pair0 = blk.y;
   w.ktiles = blk.z;
   w.npairs = (w.ktiles + 1) >> 1;
@@ -178,7 +176,7 @@ __device__ __forceinline__ BlockWork block_work(const KernelParams& p) {
   w.tiles = static_cast<int>(n_tiles - w.tile0 < p.tiles_per_block ? n_tiles - w.tile0
                                                                    : p.tiles_per_block);
   w.steps = w.tiles * w.npairs;
-  w.panel_row0 = static_cast<int64_t>(w.panel) * BT;
+  w.panel_row0 = static_cast<int64_t>(blk.x) * BT;
   return w;
 }
 
