@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "kernels/common/cp_async.cuh"
+#include "kernels/common/launch.cuh"
 #include "kernels/ell/device.cuh"
 
 namespace spx::kernels::ell {
@@ -509,19 +510,9 @@ cudaError_t launch_slot_staged(const SpmmArgs& a, const EllConfig& cfg, cudaStre
   int64_t blocks = static_cast<int64_t>(per_sm) * (a.sm_count > 0 ? a.sm_count : 1) / chunks;
   blocks = blocks < 1 ? 1 : (blocks > row_blocks ? row_blocks : blocks);
   const dim3 grid(static_cast<unsigned>(blocks), chunks, 1);
-  if (a.dependent_launch) {
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t lc{};
-    lc.gridDim = grid;
-    lc.blockDim = dim3(static_cast<unsigned>(threads), 1, 1);
-    lc.dynamicSmemBytes = smem;
-    lc.stream = stream;
-    lc.attrs = attr;
-    lc.numAttrs = 1;
-    return cudaLaunchKernelEx(&lc, fn, a, sp);
-  }
+  if (a.dependent_launch)
+    return launch_programmatic(fn, grid, dim3(static_cast<unsigned>(threads), 1, 1), smem, stream,
+                               a, sp);
   fn<<<grid, threads, smem, stream>>>(a, sp);
   return cudaGetLastError();
 }

@@ -2,6 +2,7 @@
 // the tensor maps of A (the plan's a_t) and B, and the launch.
 #include <cudaTypedefs.h>
 
+#include "kernels/common/launch.cuh"
 #include "kernels/nm/spmm_bulk.cuh"
 #include "kernels/nm/tiles.hpp"
 
@@ -69,21 +70,13 @@ cudaError_t launch(const SpmmArgs& in, cudaStream_t stream) {
       // The copy first, then the product as its programmatic dependent (stream_b.cu: why that
       // cannot deadlock). Split-K grids are not streamed (the copy's order assumes one z).
       if (a.split != 1) return cudaErrorInvalidValue;
+      // Tiles running at once: the tile's blocks per SM on every SM (one copy block each).
       const int64_t resident = static_cast<int64_t>(T::kMinBlocks) * a.streamed.copy_blocks;
       cudaError_t err =
           stream_b_launch(a.streamed, a.k, a.n, T::kBN, grid.x, resident, stream);
       if (err != cudaSuccess) return err;
-      cudaLaunchAttribute attr[1];
-      attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-      attr[0].val.programmaticStreamSerializationAllowed = 1;
-      cudaLaunchConfig_t cfg = {};
-      cfg.gridDim = grid;
-      cfg.blockDim = dim3(T::kThreads);
-      cfg.dynamicSmemBytes = smem;
-      cfg.stream = stream;
-      cfg.attrs = attr;
-      cfg.numAttrs = 1;
-      return cudaLaunchKernelEx(&cfg, detail::spmm_bulk_kernel<T, true>, a, map_a, map_b);
+      return launch_programmatic(detail::spmm_bulk_kernel<T, true>, grid, dim3(T::kThreads),
+                                 smem, stream, a, map_a, map_b);
     }
     return cudaErrorInvalidValue;
   }

@@ -26,6 +26,7 @@
 // product is complete by then.
 #include <algorithm>
 
+#include "kernels/common/launch.cuh"
 #include "kernels/nm/launch.hpp"
 
 namespace spx::kernels::nm {
@@ -162,18 +163,8 @@ cudaError_t stream_b_launch(StreamedB& s, int64_t k, int64_t n, int64_t bn, int6
   s.panel_group = static_cast<int>(std::min<int64_t>(s.panels, std::max<int64_t>(1, group)));
   const int64_t items = static_cast<int64_t>(s.chunks) * s.panels;
   const int blocks = static_cast<int>(std::min<int64_t>(items, s.copy_blocks));
-  {
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(blocks);
-    cfg.blockDim = dim3(kCopyThreads);
-    cfg.stream = stream;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
-    return cudaLaunchKernelEx(&cfg, stream_b_kernel, s, k, n, static_cast<int>(bn));
-  }
+  return launch_programmatic(stream_b_kernel, dim3(blocks), dim3(kCopyThreads), 0, stream, s, k, n,
+                             static_cast<int>(bn));
 }
 
 cudaError_t stream_b_load() {
