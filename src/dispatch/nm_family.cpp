@@ -162,13 +162,14 @@ class NmSpmm final : public SpmmKernelPlan {
     a.C = view_of(call.C);
     a.scalars = scalars_of(h, call.alpha, call.beta, false);
     unsigned char* ws = static_cast<unsigned char*>(call.workspace);
-    if (c.stage_b && a.B.order == SPX_ORDER_COL) {
-      // The kernels read a row-major copy: made beside the tensor-copy kernel (streamed), or
-      // before the kernel by a copy kernel.
-      const kernels::DenseView col_b = a.B;
-      a.B = kernels::DenseView{ws, knm::staged_b_ld(a.n), SPX_R_32F, SPX_ORDER_ROW};
+    // A staged column-major B: the kernels read a row-major copy in the workspace, made beside
+    // the tensor-copy kernel (streamed) or before the kernel by a copy kernel.
+    const bool staging = c.stage_b && a.B.order == SPX_ORDER_COL;
+    const kernels::DenseView col_b = a.B;
+    if (staging) a.B = kernels::DenseView{ws, knm::staged_b_ld(a.n), SPX_R_32F, SPX_ORDER_ROW};
+    a.bulk = c.bulk && knm::spmm_bulk_ok(c.tile, a, smem_optin_);
+    if (staging) {
       const int64_t staged = knm::staged_b_bytes(a.k, a.n);
-      a.bulk = c.bulk && knm::spmm_bulk_ok(c.tile, a, smem_optin_);
       if (a.bulk && c.stream_b && a.k > 0) {
         a.streamed.src = static_cast<const float*>(col_b.ptr);
         a.streamed.ld_src = col_b.ld;
@@ -187,8 +188,6 @@ class NmSpmm final : public SpmmKernelPlan {
         device::check(knm::stage_b_row_major(sb, h.stream), "launching the NM B staging copy");
         ws += staged;
       }
-    } else {
-      a.bulk = c.bulk && knm::spmm_bulk_ok(c.tile, a, smem_optin_);
     }
     a.workspace = reinterpret_cast<float*>(ws);
     device::check(knm::spmm(c.tile, a, h.stream), "launching the NM SpMM kernel");
