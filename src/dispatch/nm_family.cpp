@@ -100,8 +100,6 @@ class NmSpmm final : public SpmmKernelPlan {
       : dims_(dims), staging_(staging), packing_(layout.packing) {
     base_.depth = depth;
     base_.producer_last = env_int("SPX_NM_PRODUCER", 1) != 0;
-    stream_trigger_ = env_int("SPX_NM_STREAM_TRIGGER", 1) != 0;
-    stream_acquire_ = env_int("SPX_NM_STREAM_ACQUIRE", 1) != 0;
     smem_optin_ = p.h.smem_per_block_optin;
     sm_count_ = p.h.sm_count;
     bulk_device_ = p.h.cc_major >= 9;
@@ -179,8 +177,6 @@ class NmSpmm final : public SpmmKernelPlan {
         a.streamed.ld_staged = knm::staged_b_ld(a.n);
         a.streamed.flags = reinterpret_cast<uint32_t*>(ws + staged);
         a.streamed.copy_blocks = std::max(1, sm_count_);  // one per SM
-        a.streamed.trigger_next = stream_trigger_;
-        a.streamed.acquire_polls = stream_acquire_;
         ws += staged + knm::streamed_flag_bytes(a.k, a.n, knm::tile_shape(c.tile).bn);
       } else {
         knm::StageBArgs sb;
@@ -263,8 +259,6 @@ class NmSpmm final : public SpmmKernelPlan {
   size_t smem_optin_ = 0;
   int sm_count_ = 1;
   bool bulk_device_ = false;  ///< cc >= 9.0: the tensor-copy kernel exists
-  bool stream_trigger_ = true;  ///< StreamedB::trigger_next (SPX_NM_STREAM_TRIGGER=0: off)
-  bool stream_acquire_ = true;  ///< StreamedB::acquire_polls (SPX_NM_STREAM_ACQUIRE=0: off)
   knm::SpmmArgs base_;
   std::vector<Candidate> candidates_;
   int selected_ = 0;

@@ -32,11 +32,6 @@ struct StreamedB {
   int panels = 0;             ///< ceil(n / BN)
   int panel_group = 1;  ///< panels whose tiles run at once (chunks are copied in that order)
   int copy_blocks = 0;  ///< one per SM; 0: off (no streamed copy in this launch)
-  /// The product lets the next PDL launch of the stream (the next call's copy) start at once
-  /// (griddepcontrol.launch_dependents at block start), so its launch latency overlaps.
-  bool trigger_next = true;
-  /// Polls read the flags with acquire loads instead of relaxed loads + one gpu-scope fence.
-  bool acquire_polls = true;
 };
 constexpr int kStreamChunkRows = 32;
 /// A chunk's flag counts the copy block's warps that finished their part of it (stream_b.cu).

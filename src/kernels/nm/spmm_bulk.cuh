@@ -90,30 +90,23 @@ __device__ __forceinline__ void wait_streamed_rows(const StreamedB& s, int64_t l
   if (r > need) return;
   const int lane = threadIdx.x & 31;
   const uint32_t* flags = s.flags + static_cast<int64_t>(panel) * s.chunks;
-  const bool acquire = s.acquire_polls;
   for (;;) {
+    // Relaxed loads while waiting and one acquire fence after: an acquire load would invalidate
+    // the SM's L1 at every poll.
     unsigned done = kStreamFlagDone;
-    if (r + lane < s.chunks) {
-      if (acquire)
-        asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n"
-                     : "=r"(done)
-                     : "l"(flags + r + lane)
-                     : "memory");
-      else
-        asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];\n"
-                     : "=r"(done)
-                     : "l"(flags + r + lane)
-                     : "memory");
-    }
+    if (r + lane < s.chunks)
+      asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];\n"
+                   : "=r"(done)
+                   : "l"(flags + r + lane)
+                   : "memory");
     const unsigned missing = __ballot_sync(0xFFFFFFFFu, done != kStreamFlagDone);
     r += missing != 0u ? __ffs(missing) - 1 : 32;
     if (r > need) break;
     __nanosleep(256);
   }
   if (lane == 0) *ready = r;
-  // Every lane that saw a flag acquired it (acquire load, or the fence here after relaxed
-  // loads); the tensor copies (async proxy) then read B.
-  if (!acquire) asm volatile("fence.acq_rel.gpu;\n" ::: "memory");
+  // Every lane that saw a flag acquires; the tensor copies (async proxy) then read B.
+  asm volatile("fence.acq_rel.gpu;\n" ::: "memory");
   __syncwarp();
   asm volatile("fence.proxy.async.global;\n" ::: "memory");
 }
@@ -198,11 +191,6 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     done[threadIdx.x] = 0u;
   }
   if (threadIdx.x == 0) *stream_ready = 0;
-  if constexpr (kStreamed) {
-    // The next call's copy (a programmatic dependent of this kernel) may launch once every
-    // block has started; it waits for this grid to complete before it touches memory.
-    if (a.streamed.trigger_next) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-  }
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   __syncthreads();
 
