@@ -91,11 +91,11 @@ __device__ __forceinline__ void wait_streamed_rows(const StreamedB& s, int64_t l
   const int lane = threadIdx.x & 31;
   const uint32_t* flags = s.flags + static_cast<int64_t>(panel) * s.chunks;
   for (;;) {
-    // Relaxed loads while waiting and one acquire fence after: an acquire load would invalidate
-    // the SM's L1 at every poll.
+    // Acquire loads: an acquire load invalidates the SM's L1 (CCTL.IVALL), which this kernel
+    // does not use, where the fence after relaxed loads waited at gpu scope (MEMBAR.ALL.GPU).
     unsigned done = kStreamFlagDone;
     if (r + lane < s.chunks)
-      asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];\n"
+      asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n"
                    : "=r"(done)
                    : "l"(flags + r + lane)
                    : "memory");
@@ -105,8 +105,7 @@ __device__ __forceinline__ void wait_streamed_rows(const StreamedB& s, int64_t l
     __nanosleep(256);
   }
   if (lane == 0) *ready = r;
-  // Every lane that saw a flag acquires; the tensor copies (async proxy) then read B.
-  asm volatile("fence.acq_rel.gpu;\n" ::: "memory");
+  // Every lane that saw a flag acquired it; the tensor copies (async proxy) then read B.
   __syncwarp();
   asm volatile("fence.proxy.async.global;\n" ::: "memory");
 }
@@ -191,6 +190,9 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     done[threadIdx.x] = 0u;
   }
   if (threadIdx.x == 0) *stream_ready = 0;
+  // The next call's copy (this kernel's programmatic dependent) may launch once every block has
+  // started; it waits for this grid to complete before it touches memory.
+  if constexpr (kStreamed) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   __syncthreads();
 
