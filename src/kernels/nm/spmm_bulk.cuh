@@ -78,18 +78,23 @@ __device__ __forceinline__ void tensor_copy_2d(unsigned dst, const void* map, in
       : "memory");
 }
 
-/// The polling part of wait_streamed_rows (below), out of line: it runs once per 32 chunks of a
-/// tile at most, and inlined into the stage loop its code changed that loop's schedule.
-/// `flags`: the panel's chunk flags; returns once chunk `need` is seen copied, with `*ready` the
-/// first chunk not yet seen copied.
-__device__ __noinline__ void poll_streamed_rows(const uint32_t* flags, int chunks, int need, int r,
-                                                volatile int* ready) {
+/// Streamed B (launch.hpp: StreamedB), the whole producing warp: returns once the chunks of
+/// panel `panel` holding B rows up to `last_row` are copied. `*ready` (shared) is the first
+/// chunk not yet seen copied; a stale value only re-reads flags that are already set. One
+/// round trip reads the flags of 32 chunks (one per lane, one 128-byte line), so once the copy
+/// is ahead a tile polls every 32 chunks (1024 rows), not every stage.
+__device__ __forceinline__ void wait_streamed_rows(const StreamedB& s, int64_t last_row,
+                                                   int panel, volatile int* ready) {
+  const int need = static_cast<int>(last_row / kStreamChunkRows);
+  int r = *ready;
+  if (r > need) return;
   const int lane = threadIdx.x & 31;
+  const uint32_t* flags = s.flags + static_cast<int64_t>(panel) * s.chunks;
   for (;;) {
     // Acquire loads: an acquire load invalidates the SM's L1 (CCTL.IVALL), which this kernel
     // does not use, where the fence after relaxed loads waited at gpu scope (MEMBAR.ALL.GPU).
     unsigned done = kStreamFlagDone;
-    if (r + lane < chunks)
+    if (r + lane < s.chunks)
       asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n"
                    : "=r"(done)
                    : "l"(flags + r + lane)
@@ -103,19 +108,6 @@ __device__ __noinline__ void poll_streamed_rows(const uint32_t* flags, int chunk
   // Every lane that saw a flag acquired it; the tensor copies (async proxy) then read B.
   __syncwarp();
   asm volatile("fence.proxy.async.global;\n" ::: "memory");
-}
-
-/// Streamed B (launch.hpp: StreamedB), the whole producing warp: returns once the chunks of
-/// panel `panel` holding B rows up to `last_row` are copied. `*ready` (shared) is the first
-/// chunk not yet seen copied; a stale value only re-reads flags that are already set. One
-/// round trip reads the flags of 32 chunks (one per lane, one 128-byte line), so once the copy
-/// is ahead a tile polls every 32 chunks (1024 rows), not every stage.
-__device__ __forceinline__ void wait_streamed_rows(const StreamedB& s, int64_t last_row,
-                                                   int panel, volatile int* ready) {
-  const int need = static_cast<int>(last_row / kStreamChunkRows);
-  const int r = *ready;
-  if (r > need) return;
-  poll_streamed_rows(s.flags + static_cast<int64_t>(panel) * s.chunks, s.chunks, need, r, ready);
 }
 
 /// Producer (the 32 lanes of warp 0): issues stage `stage` into `sb`, completing on `full`.
