@@ -160,8 +160,20 @@ inline int slot_staged_fit_nt_for(const EllShape& s) {
 /// Again with NT 16's row loop unrolled (~2.3 instructions per slot and column against ~3 for two
 /// chunks of 8; README notes 10): fp16 4096^2 x 16 at 80 / 90 %: NT 16 19.5 / 17.0 us against
 /// 12.1 / 9.2: copying 128 KB of B into every SM (cp.async) costs more than the instructions save.
+/// ... except where fp16 NT 16 (one chunk of 32-byte rows, 512 threads, A read once, ~2.3
+/// instead of ~3 row-loop instructions per slot and column) has enough slots per staged byte
+/// to pay for its 128 KB-per-SM copy: m x width >= 2.4 x k x SMs (the row loop's multiply-adds
+/// per SM at least 1.2 per byte of the 32-byte rows staged). Since B's thread copy runs in
+/// batches (README notes 12), measured on H100, fp16 4096^2 x 16 at 80 / 90 / 95 %: NT 16 11.3
+/// / 8.6 / 7.0 us against the two chunks' 12.0 / 8.9 / 6.6 (m x width / (k x SMs) = 6.2 / 3.1
+/// / 1.6).
+inline bool slot_wide_rows_pay(const EllShape& s, int nt) {
+  return s.value_bytes == 2 && nt == 16 &&
+         5 * s.m * s.width >= 12 * s.k * static_cast<int64_t>(s.sm_count);
+}
 inline int slot_staged_nt_for(const EllShape& s) {
   int nt = slot_staged_fit_nt_for(s);
+  if (slot_wide_rows_pay(s, nt)) return nt;
   while (nt >= 8 && nt * s.value_bytes > 16 && (s.n + nt / 2 - 1) / (nt / 2) <= 2) nt /= 2;
   return nt;
 }

@@ -109,7 +109,8 @@ __device__ __forceinline__ void load_staged(const unsigned char* bs, const Stage
 /// Returns *len_src (the lane's first row length; 0 when len_src is null), loaded once the copy's
 /// first loads are in flight: requested before them, it was spilled at once (64 registers) and
 /// the spill store waited a whole L2 round trip before the copy could start (ncu, notes 12).
-template <class T, int NT>
+/// kBatch: pieces per thread in flight (see the loop).
+template <class T, int NT, int kBatch>
 __device__ __forceinline__ int stage_b_chunk(const SpmmArgs& a, const StagedLayout<T, NT>& L,
                                              int64_t n0, int ncols, bool b_vec, bool rotate,
                                              bool async, unsigned char* bs, const int* len_src) {
@@ -152,7 +153,6 @@ __device__ __forceinline__ int stage_b_chunk(const SpmmArgs& a, const StagedLayo
     // before its stores. The plain loop (load, store, load, ...) compiled to one L2 round trip
     // per piece, four in a row per thread at 4096^2 x 16 (ncu: 18 % of the kernel's stall
     // samples on those stores, notes 12).
-    constexpr int kBatch = 4;
     bool first_batch = true;
     for (int base = static_cast<int>(threadIdx.x); base < total; base += kBatch * threads) {
       uint4 u[kBatch];
@@ -290,6 +290,10 @@ __device__ __forceinline__ void reduce_scatter_store(const SpmmArgs& a, float (&
   if (!active || (sub & low) != 0) return;
   const float alpha = alpha_float(a.scalars), beta = beta_float(a.scalars);
   const int held = NT >> levels;
+  if (held == 1) {  // lanes >= NT (every decode rule case): one column per writing lane
+    if (col0 < ncols) detail::store_out(a.C, row, n0 + col0, acc[0], alpha, beta);
+    return;
+  }
 #pragma unroll
   for (int j = 0; j < NT; ++j)
     if (j < held && col0 + j < ncols) detail::store_out(a.C, row, n0 + col0 + j, acc[j], alpha, beta);
@@ -362,8 +366,11 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
   asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
   const StagedLayout<T, kRowNt> L(a.k);
-  int pre_len = stage_b_chunk<T, kRowNt>(a, L, n0, ncols, sp.b_vec, sp.rotate, sp.async, bs,
-                                         row < a.m ? a.row_len + row : nullptr);
+  // Copy batches: 4 pieces per thread at 1024 threads (64 registers; 16-byte rows, the whole 64
+  // KB chunk in one batch), 8 at 512 (the 128 KB of 32-byte rows in two batches instead of four).
+  constexpr int kBatch = staged_threads<T, NT>() == kStagedThreads ? 4 : 8;
+  int pre_len = stage_b_chunk<T, kRowNt, kBatch>(a, L, n0, ncols, sp.b_vec, sp.rotate, sp.async,
+                                                 bs, row < a.m ? a.row_len + row : nullptr);
   // Row k of the staged chunk is zero: where padding slots of a row's last step gather.
   const uint32_t zero_row = static_cast<uint32_t>(a.k);
   for (int j = threadIdx.x; j < kRowNt; j += blockDim.x)
