@@ -367,8 +367,9 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
 #endif
   const StagedLayout<T, kRowNt> L(a.k);
   // Copy batches: 4 pieces per thread at 1024 threads (64 registers; 16-byte rows, the whole 64
-  // KB chunk in one batch), 8 at 512 (the 128 KB of 32-byte rows in two batches instead of four).
-  constexpr int kBatch = staged_threads<T, NT>() == kStagedThreads ? 4 : 8;
+  // KB chunk in one batch); at 512 threads 16 for fp16 (NT 16's 128 KB in one batch, 125
+  // registers, no stack) and 8 for fp32 (16 spilled with 32-bit indices).
+  constexpr int kBatch = staged_threads<T, NT>() == kStagedThreads ? 4 : sizeof(T) == 2 ? 16 : 8;
   int pre_len = stage_b_chunk<T, kRowNt, kBatch>(a, L, n0, ncols, sp.b_vec, sp.rotate, sp.async,
                                                  bs, row < a.m ? a.row_len + row : nullptr);
   // Row k of the staged chunk is zero: where padding slots of a row's last step gather.
