@@ -120,40 +120,29 @@ __device__ __forceinline__ int stage_b_chunk(const SpmmArgs& a, const StagedLayo
   int len = 0;
   if (kRowBytes >= 16 && b_vec) {
     constexpr int kPieces = kRowBytes >= 16 ? kRowBytes / 16 : 1;
-    constexpr int kShift = kPieces == 4 ? 2 : kPieces == 2 ? 1 : 0;
-    // 32-bit arithmetic throughout (the chunk fits shared memory; the launcher checks that a
-    // row of B is below 2 GiB): the first version's per-piece index math (64-bit products, a
-    // signed division, the wrap) was ~25 instructions per 16-byte piece, 20 % of NT 16's
-    // instructions at 4096^2 x 16 (ncu, notes 12). Now ~8: a thread's pieces are piece q of rows
-    // c, c + cstep, ... (blockDim.x is a multiple of kPieces, so q stays), wrapped at k.
-    const uint32_t total = static_cast<uint32_t>(a.k) * kPieces;
-    const uint32_t threads = blockDim.x, tid = threadIdx.x;
-    const uint32_t rows = static_cast<uint32_t>(a.k);
+    constexpr int kPer = 16 / static_cast<int>(sizeof(T));
+    // Pieces fit 32 bits: the chunk fits shared memory.
+    const int total = static_cast<int>(a.k) * kPieces;
+    const int threads = static_cast<int>(blockDim.x);
     // Each block starts at its own place in the chunk (rot): all SMs stage the same bytes at
     // once, and starting together they would all ask the same L2 lines at the same time.
-    const uint32_t rot =
-        rotate ? static_cast<uint32_t>((static_cast<uint64_t>(blockIdx.x) * 61 % 128) * total / 128)
-               : 0;
-    uint32_t i0 = tid + rot;
-    if (i0 >= total) i0 -= total;
-    uint32_t c = i0 >> kShift;  // the thread's next row; its piece q never changes
-    const uint32_t q = i0 & (kPieces - 1);
-    const uint32_t cstep = threads >> kShift;
-    // Pieces of this thread (tid, tid + threads, ... below total). With two or more, total >
-    // threads, so cstep < k and one subtraction wraps c.
-    const int count = tid < total ? static_cast<int>((total - tid + threads - 1) / threads) : 0;
-    const unsigned char* src0 = reinterpret_cast<const unsigned char*>(B + n0) + q * 16u;
-    const uint32_t row_bytes = static_cast<uint32_t>(ld) * static_cast<uint32_t>(sizeof(T));
-    const uint32_t dst0 = L.piece(0, static_cast<int>(q));
-    auto next_row = [&] {
-      c += cstep;
-      if (c >= rows) c -= rows;
+    const int rot = rotate ? static_cast<int>(
+                                 (static_cast<int64_t>(blockIdx.x) * 61 % 128) * total / 128)
+                           : 0;
+    auto piece_of = [&](int it, int64_t& src, uint32_t& dst) {
+      const int i = it + rot < total ? it + rot : it + rot - total;
+      const int c = i / kPieces;
+      const int q = i % kPieces;
+      src = static_cast<int64_t>(c) * ld + n0 + q * kPer;
+      dst = L.piece(static_cast<uint32_t>(c), q);
     };
     if (async) {
       // cp.async: every piece of the thread in flight at once, no registers.
-      for (int b = 0; b < count; ++b) {
-        cp_async16(bs + dst0 + c * 16u, src0 + static_cast<uint64_t>(c) * row_bytes, 16);
-        next_row();
+      for (int it = static_cast<int>(threadIdx.x); it < total; it += threads) {
+        int64_t src;
+        uint32_t dst;
+        piece_of(it, src, dst);
+        cp_async16(bs + dst, B + src, 16);
       }
       cp_async_commit();
       if (len_src != nullptr) len = *len_src;
@@ -164,23 +153,26 @@ __device__ __forceinline__ int stage_b_chunk(const SpmmArgs& a, const StagedLayo
     // before its stores. The plain loop (load, store, load, ...) compiled to one L2 round trip
     // per piece, four in a row per thread at 4096^2 x 16 (ncu: 18 % of the kernel's stall
     // samples on those stores, notes 12).
-    for (int b0 = 0; b0 < count; b0 += kBatch) {
+    bool first_batch = true;
+    for (int base = static_cast<int>(threadIdx.x); base < total; base += kBatch * threads) {
       uint4 u[kBatch];
       uint32_t dst[kBatch];
 #pragma unroll
       for (int b = 0; b < kBatch; ++b) {
-        if (b0 + b < count) {
-          dst[b] = dst0 + c * 16u;
-          u[b] = __ldg(reinterpret_cast<const uint4*>(src0 + static_cast<uint64_t>(c) * row_bytes));
+        const int it = base + b * threads;
+        if (it < total) {
+          int64_t src;
+          piece_of(it, src, dst[b]);
+          u[b] = __ldg(reinterpret_cast<const uint4*>(B + src));
         }
-        next_row();
       }
-      if (b0 == 0 && len_src != nullptr) len = *len_src;
+      if (first_batch && len_src != nullptr) len = *len_src;
+      first_batch = false;
 #pragma unroll
       for (int b = 0; b < kBatch; ++b)
-        if (b0 + b < count) *reinterpret_cast<uint4*>(bs + dst[b]) = u[b];
+        if (base + b * threads < total) *reinterpret_cast<uint4*>(bs + dst[b]) = u[b];
     }
-    if (count == 0 && len_src != nullptr) len = *len_src;
+    if (first_batch && len_src != nullptr) len = *len_src;
     return len;
   }
   if (len_src != nullptr) len = *len_src;
@@ -552,11 +544,9 @@ cudaError_t launch_slot_staged(const SpmmArgs& a, const EllConfig& cfg, cudaStre
   sp.lanes_log2 = 0;
   while ((1 << sp.lanes_log2) < cfg.lanes) ++sp.lanes_log2;
   if (a.stride % kSlotVector != 0) return cudaErrorInvalidValue;  // rows must start 8-aligned
-  // 16-byte pieces of B's chunk rows: row-major, whole chunks, 16-byte aligned rows of less than
-  // 2 GiB (the copy's 32-bit row offsets).
+  // 16-byte pieces of B's chunk rows: row-major, whole chunks, 16-byte aligned rows.
   sp.b_vec = a.B.order == SPX_ORDER_ROW && cfg.nt * elem >= 16 && a.n % cfg.nt == 0 &&
-             aligned16(a.B.ptr) && (a.B.ld * elem) % 16 == 0 &&
-             a.B.ld * elem < (int64_t{1} << 31);
+             aligned16(a.B.ptr) && (a.B.ld * elem) % 16 == 0;
   sp.rotate = rotate_staging();
   sp.early_a = early_a_loads();
   sp.async = async_staging(a.B.ld == cfg.nt, a.k * cfg.nt * elem);
