@@ -247,18 +247,34 @@ TEST_CASE("configuration rule: B is staged in shared memory when its chunk fits"
 TEST_CASE("configuration rule: decode chunks of 16-byte rows, lanes for one pass, staging candidates",
           "[ell]") {
   ek::EllShape s = paper_shape(4096, 4096, 16, 0.8, 2);
-  // fp16 n = 16: NT 16 fits (128 KiB) but NT 8 has 16-byte rows and two chunks.
+  // fp16 n = 16 at 80 %: NT 16 fits (128 KiB), and its rows have enough slots per staged byte
+  // (m x width = 6.2 x k x SMs) to keep it in one chunk of 32-byte rows.
   CHECK(ek::slot_staged_fit_nt_for(s) == 16);
-  CHECK(ek::slot_staged_nt_for(s) == 8);
+  CHECK(ek::slot_wide_rows_pay(s, 16));
+  CHECK(ek::slot_staged_nt_for(s) == 16);
+  CHECK(ek::choose_config(s).nt == 16);
+  CHECK(ek::choose_config(s).lanes == 16);  // 512 threads: 32 rows per block, one pass
+  {
+    // At 95 % (1.6 x k x SMs) the rows are too short: NT 8 has 16-byte rows and two chunks.
+    const ek::EllShape sparse = paper_shape(4096, 4096, 16, 0.95, 2);
+    CHECK_FALSE(ek::slot_wide_rows_pay(sparse, 16));
+    CHECK(ek::slot_staged_nt_for(sparse) == 8);
+    // fp32 keeps the 16-byte rows (NT 4 at n = 8) whatever the density: not measured otherwise.
+    const ek::EllShape f32 = paper_shape(4096, 4096, 8, 0.8, 4);
+    CHECK(ek::slot_staged_fit_nt_for(f32) == 8);
+    CHECK(ek::slot_staged_nt_for(f32) == 4);
+  }
   auto cands = ek::candidate_configs(s);
-  bool nt16 = false, parts = false;
+  bool nt16 = false, parts = false, nt8 = false;
   for (const auto& c : cands) {
     if (c.kind != ek::KernelKind::SlotSplit || !c.stage_b) continue;
     nt16 |= c.nt == 16 && c.col_parts == 1 && c.lanes == 16;
     parts |= c.nt == 16 && c.col_parts == 2 && c.lanes == 32;
+    nt8 |= c.nt == 8 && c.col_parts == 1 && c.lanes == 16;  // the two chunks of 16-byte rows
   }
   CHECK(nt16);
   CHECK(parts);
+  CHECK(nt8);
   // fp32 n = 16: NT 8 (fits; NT 4 would take four chunks), 512 threads: one pass only at 8 lanes.
   s.value_bytes = 4;
   ek::EllConfig c = ek::choose_config(s);
@@ -327,12 +343,17 @@ TEST_CASE("configuration rule: decode shapes split slots, large n tiles rows", "
   CHECK(c.mma_cols == 64);
   s.m = 4096;  // decode, fp16: staged SlotSplit; RowMma on 16 columns among the candidates
   s.k = 4096;
-  s.n = 16;  // NT 8 (16-byte rows, 1024 threads, two chunks): 8192 rows x chunks at 16 lanes
+  s.n = 16;  // 90 %: NT 16 (one chunk of 32-byte rows, 512 threads): 4096 rows at 16 lanes
   c = ek::choose_config(s);
   CHECK(c.kind == ek::KernelKind::SlotSplit);
   CHECK(c.stage_b);
+  CHECK(c.nt == 16);
+  CHECK(c.lanes == 16);
+  s.width = 205;  // 95 %: NT 8 (16-byte rows, 1024 threads, two chunks): 8192 rows x chunks
+  c = ek::choose_config(s);
   CHECK(c.nt == 8);
   CHECK(c.lanes == 16);
+  s.width = 410;
   bool mma16 = false;
   for (const auto& k : ek::candidate_configs(s))
     mma16 |= k.kind == ek::KernelKind::RowMma && k.mma_cols == 16 && k.splits == 8;

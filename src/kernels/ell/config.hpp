@@ -149,19 +149,32 @@ inline int slot_staged_fit_nt_for(const EllShape& s) {
   return slot_stage_fits(s, nt) ? nt : 0;
 }
 
-/// NT of the staged SlotSplit: the fitting NT above, halved further while its staged rows are
-/// wider than 16 bytes and the halved chunks are at most two. Rows of <= 16 B run 1024 threads
-/// (64 registers) instead of 512, and every SM stages half the bytes; the price is A read once
-/// per chunk (from L2). More chunks (grid.y) share the columns; their persistent blocks walk the
-/// same rows at the same time, so A comes from DRAM about once. Measured (H100, 4096^2, 70 / 80
-/// / 90 / 95 %): fp16 n = 16: NT 8 (two chunks) 18.9 / 15.4 / 11.7 / 8.9 us against NT 16's 21.7 /
-/// 18.1 / 14.5 / 12.0; fp32 n = 8: NT 4 16.8 / 13.6 / 10.5 / 8.6 against NT 8's 15.7 / 13.4 / 11.0
-/// / 9.6; fp32 n = 16 (four chunks of 4 would be needed): NT 4 22.9 us against NT 8's 18.6 at 80 %.
-/// Again with NT 16's row loop unrolled (~2.3 instructions per slot and column against ~3 for two
-/// chunks of 8; README notes 10): fp16 4096^2 x 16 at 80 / 90 %: NT 16 19.5 / 17.0 us against
-/// 12.1 / 9.2: copying 128 KB of B into every SM (cp.async) costs more than the instructions save.
+/// Whether fp16 NT 16 (one chunk of 32-byte rows, 512 threads, A read once, ~2.3 instead of ~3
+/// row-loop instructions per slot and column) has enough slots per staged byte to pay for its
+/// 128 KB-per-SM copy: m x width >= 2.4 x k x SMs (the row loop's multiply-adds per SM at least
+/// 1.2 per byte of the 32-byte rows every SM stages). Since B's thread copy runs in batches
+/// (README notes 12), measured on H100, fp16 4096^2 x 16 at 80 / 90 / 95 % (m x width / (k x
+/// SMs) = 6.2 / 3.1 / 1.6): NT 16 11.3 / 8.6 / 7.0 us against the two chunks' 12.0 / 8.9 / 6.6;
+/// H200 at 70 / 80 / 90 / 95 %: 13.2 / 10.7 / 8.3 / 6.6 against 14.3 / 11.3 / 8.4 / 6.3.
+inline bool slot_wide_rows_pay(const EllShape& s, int nt) {
+  return s.value_bytes == 2 && nt == 16 &&
+         5 * s.m * s.width >= 12 * s.k * static_cast<int64_t>(s.sm_count);
+}
+
+/// NT of the staged SlotSplit: the fitting NT above where slot_wide_rows_pay, else halved further
+/// while its staged rows are wider than 16 bytes and the halved chunks are at most two. Rows of
+/// <= 16 B run 1024 threads (64 registers) instead of 512, and every SM stages half the bytes;
+/// the price is A read once per chunk (from L2). More chunks (grid.y) share the columns; their
+/// persistent blocks walk the same rows at the same time, so A comes from DRAM about once.
+/// Measured before the batched copy (H100, 4096^2, 70 / 80 / 90 / 95 %): fp16 n = 16: NT 8 (two
+/// chunks) 18.9 / 15.4 / 11.7 / 8.9 us against NT 16's 21.7 / 18.1 / 14.5 / 12.0; fp32 n = 8:
+/// NT 4 16.8 / 13.6 / 10.5 / 8.6 against NT 8's 15.7 / 13.4 / 11.0 / 9.6; fp32 n = 16 (four
+/// chunks of 4 would be needed): NT 4 22.9 us against NT 8's 18.6 at 80 %. With NT 16's row loop
+/// unrolled (README notes 10): fp16 4096^2 x 16 at 80 / 90 %: NT 16 19.5 / 17.0 us (cp.async
+/// copy) against 12.1 / 9.2. fp32 keeps the 16-byte rows (not re-measured since notes 12).
 inline int slot_staged_nt_for(const EllShape& s) {
   int nt = slot_staged_fit_nt_for(s);
+  if (slot_wide_rows_pay(s, nt)) return nt;
   while (nt >= 8 && nt * s.value_bytes > 16 && (s.n + nt / 2 - 1) / (nt / 2) <= 2) nt /= 2;
   return nt;
 }

@@ -40,8 +40,16 @@ inline double predict_sparse_us(const EllShape& s, const EllConfig& c, const Ell
                                            static_cast<double>(slot_stage_bytes(s.k, c.nt, s.value_bytes))
                                      : 0.0;
       const double a_rate = a_bytes <= 40.0e6 ? 5.0e6 : 2.5e6;
+      // fp16 NT 16 in one chunk (512 threads; the rule takes it where slot_wide_rows_pay):
+      // ~10 TMAC/s since its copy of B runs in batches (README notes 12: fp16 4096^2 x 16 at 80
+      // / 90 %, 11.3 / 8.6 us; the model says 11.8 / 9.2).
       const bool wide = c.nt / c.col_parts * s.value_bytes > 16;  // 512-thread blocks
-      const double gather_rate = !c.stage_b ? 1.5e6 : !wide ? 6.5e6 : half ? 4.0e6 : 3.0e6;
+      const bool wide16 = wide && half && c.nt == 16 && c.col_parts == 1;
+      const double gather_rate = !c.stage_b ? 1.5e6
+                                 : !wide    ? 6.5e6
+                                 : wide16   ? 10.0e6
+                                 : half     ? 4.0e6
+                                            : 3.0e6;
       us = 3.0 + stage / 5.0e6 + std::max(a_bytes / a_rate, macs / gather_rate);
       break;
     }

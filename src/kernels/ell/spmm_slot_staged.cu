@@ -106,44 +106,77 @@ __device__ __forceinline__ void load_staged(const unsigned char* bs, const Stage
 
 /// Copies B[:, n0 : n0 + ncols] into shared memory (StagedLayout), zero in the
 /// columns past ncols. b_vec: row-major B whose chunk rows are whole aligned 16-byte pieces.
-template <class T, int NT>
-__device__ __forceinline__ void stage_b_chunk(const SpmmArgs& a, const StagedLayout<T, NT>& L,
-                                              int64_t n0, int ncols, bool b_vec, bool rotate,
-                                              bool async, unsigned char* bs) {
+/// Returns *len_src (the lane's first row length; 0 when len_src is null), loaded once the copy's
+/// first loads are in flight: requested before them, it was spilled at once (64 registers) and
+/// the spill store waited a whole L2 round trip before the copy could start (ncu, notes 12).
+/// kBatch: pieces per thread in flight (see the loop).
+template <class T, int NT, int kBatch>
+__device__ __forceinline__ int stage_b_chunk(const SpmmArgs& a, const StagedLayout<T, NT>& L,
+                                             int64_t n0, int ncols, bool b_vec, bool rotate,
+                                             bool async, unsigned char* bs, const int* len_src) {
   const T* B = static_cast<const T*>(a.B.ptr);
   const int64_t ld = a.B.ld;
   constexpr int kRowBytes = staged_row_bytes<T, NT>();
+  int len = 0;
   if (kRowBytes >= 16 && b_vec) {
     constexpr int kPieces = kRowBytes >= 16 ? kRowBytes / 16 : 1;
     constexpr int kPer = 16 / static_cast<int>(sizeof(T));
-    const int64_t total = a.k * kPieces;
+    // Pieces fit 32 bits: the chunk fits shared memory.
+    const int total = static_cast<int>(a.k) * kPieces;
+    const int threads = static_cast<int>(blockDim.x);
     // Each block starts at its own place in the chunk (rot): all SMs stage the same bytes at
     // once, and starting together they would all ask the same L2 lines at the same time.
-    const int64_t rot = rotate ? (static_cast<int64_t>(blockIdx.x) * 61 % 128) * total / 128 : 0;
+    const int rot = rotate ? static_cast<int>(
+                                 (static_cast<int64_t>(blockIdx.x) * 61 % 128) * total / 128)
+                           : 0;
+    auto piece_of = [&](int it, int64_t& src, uint32_t& dst) {
+      const int i = it + rot < total ? it + rot : it + rot - total;
+      const int c = i / kPieces;
+      const int q = i % kPieces;
+      src = static_cast<int64_t>(c) * ld + n0 + q * kPer;
+      dst = L.piece(static_cast<uint32_t>(c), q);
+    };
     if (async) {
-      // cp.async: every piece of the thread in flight at once, no registers (a load + store
-      // loop compiles to one L2 round trip per piece: the store waits for its load and the next
-      // load reuses the registers).
-      for (int64_t it = threadIdx.x; it < total; it += blockDim.x) {
-        const int64_t i = it + rot < total ? it + rot : it + rot - total;
-        const int64_t c = i / kPieces;
-        const int q = static_cast<int>(i % kPieces);
-        cp_async16(bs + L.piece(static_cast<uint32_t>(c), q),
-                   B + c * ld + n0 + q * kPer, 16);
+      // cp.async: every piece of the thread in flight at once, no registers.
+      for (int it = static_cast<int>(threadIdx.x); it < total; it += threads) {
+        int64_t src;
+        uint32_t dst;
+        piece_of(it, src, dst);
+        cp_async16(bs + dst, B + src, 16);
       }
       cp_async_commit();
+      if (len_src != nullptr) len = *len_src;
       cp_async_wait<0>();
-      return;
+      return len;
     }
-#pragma unroll 8
-    for (int64_t it = threadIdx.x; it < total; it += blockDim.x) {
-      const int64_t i = it + rot < total ? it + rot : it + rot - total;
-      const int64_t c = i / kPieces;
-      const int q = static_cast<int>(i % kPieces);
-      const uint4 u = __ldg(reinterpret_cast<const uint4*>(B + c * ld + n0 + q * kPer));
-      *reinterpret_cast<uint4*>(bs + L.piece(static_cast<uint32_t>(c), q)) = u;
+    // Loads and stores in batches of kBatch pieces per thread: all loads of a batch in flight
+    // before its stores. The plain loop (load, store, load, ...) compiled to one L2 round trip
+    // per piece, four in a row per thread at 4096^2 x 16 (ncu: 18 % of the kernel's stall
+    // samples on those stores, notes 12).
+    bool first_batch = true;
+    for (int base = static_cast<int>(threadIdx.x); base < total; base += kBatch * threads) {
+      uint4 u[kBatch];
+      uint32_t dst[kBatch];
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b) {
+        const int it = base + b * threads;
+        if (it < total) {
+          int64_t src;
+          piece_of(it, src, dst[b]);
+          u[b] = __ldg(reinterpret_cast<const uint4*>(B + src));
+        }
+      }
+      if (first_batch && len_src != nullptr) len = *len_src;
+      first_batch = false;
+#pragma unroll
+      for (int b = 0; b < kBatch; ++b)
+        if (base + b * threads < total) *reinterpret_cast<uint4*>(bs + dst[b]) = u[b];
     }
-  } else if (a.B.order == SPX_ORDER_ROW) {
+    if (first_batch && len_src != nullptr) len = *len_src;
+    return len;
+  }
+  if (len_src != nullptr) len = *len_src;
+  if (a.B.order == SPX_ORDER_ROW) {
     const int64_t total = a.k * NT;
 #pragma unroll 4
     for (int64_t i = threadIdx.x; i < total; i += blockDim.x) {
@@ -162,6 +195,7 @@ __device__ __forceinline__ void stage_b_chunk(const SpmmArgs& a, const StagedLay
             j < ncols ? __ldg(col + c) : T(0.0f);
     }
   }
+  return len;
 }
 
 /// One lane's 8 slots (values and column indices) as raw 16-byte vectors.
@@ -256,6 +290,10 @@ __device__ __forceinline__ void reduce_scatter_store(const SpmmArgs& a, float (&
   if (!active || (sub & low) != 0) return;
   const float alpha = alpha_float(a.scalars), beta = beta_float(a.scalars);
   const int held = NT >> levels;
+  if (held == 1) {  // lanes >= NT (every decode rule case): one column per writing lane
+    if (col0 < ncols) detail::store_out(a.C, row, n0 + col0, acc[0], alpha, beta);
+    return;
+  }
 #pragma unroll
   for (int j = 0; j < NT; ++j)
     if (j < held && col0 + j < ncols) detail::store_out(a.C, row, n0 + col0 + j, acc[j], alpha, beta);
@@ -267,6 +305,7 @@ struct StageParams {
   bool b_vec = false;   ///< threads: 16-byte pieces of row-major B
   bool rotate = true;   ///< threads: each block starts the copy at its own offset
   bool async = true;    ///< b_vec: the copy by cp.async (else 16-byte loads and stores)
+  bool early_a = true;  ///< A's first loads before griddepcontrol.wait (SPX_ELL_EARLY_A=0: after)
 };
 
 /// NT: accumulators per lane; kParts: column parts of the staged chunk (kParts x NT columns), the
@@ -278,9 +317,9 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // Programmatic dependent launch (when the launch allows it; no-ops otherwise): let the next
   // kernel of the stream launch now (its blocks start as ours exit instead of after the launch
-  // latency), and touch no memory before the previous kernel of the stream has completed.
+  // latency). griddepcontrol.wait (below, before B is read) holds us until the previous kernel
+  // of the stream has completed.
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-  asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
   const int lanes_log2 = sp.lanes_log2;
   constexpr int kRowNt = NT * kParts;
@@ -311,15 +350,28 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
   // at decode sizes one pass of the grid covers most rows, so these loads are most of A.
   int64_t row = static_cast<int64_t>(blockIdx.x) * rows_per_pass + (threadIdx.x >> lanes_log2);
   RawSlots<T, I> cur, next;  // steps p and p + step of the row being walked
-  int pre_len = 0;
+  // These loads read only the plan's arrays (values, indices, row lengths), so they are issued
+  // before griddepcontrol.wait: only analyze and spxPlanUpdateValues write them, by kernels that
+  // never trigger a dependent launch early, so they have completed before this grid could launch.
+  // B, C and device scalars may be the previous kernel's output: nothing reads them before it.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (!sp.early_a) asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   if (row < a.m) {
-    pre_len = a.row_len[row];
     const int64_t at = row * a.stride + first;
     if (first < a.stride) cur.load(values + at, indices + at);
     if (first + step < a.stride) next.load(values + at + step, indices + at + step);
   }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
   const StagedLayout<T, kRowNt> L(a.k);
-  stage_b_chunk<T, kRowNt>(a, L, n0, ncols, sp.b_vec, sp.rotate, sp.async, bs);
+  // Copy batches: 4 pieces per thread at 1024 threads (64 registers; 16-byte rows, the whole 64
+  // KB chunk in one batch); at 512 threads 16 for fp16 (NT 16's 128 KB in one batch, 125
+  // registers, no stack) and 8 for fp32 (16 spilled with 32-bit indices).
+  constexpr int kBatch = staged_threads<T, NT>() == kStagedThreads ? 4 : sizeof(T) == 2 ? 16 : 8;
+  int pre_len = stage_b_chunk<T, kRowNt, kBatch>(a, L, n0, ncols, sp.b_vec, sp.rotate, sp.async,
+                                                 bs, row < a.m ? a.row_len + row : nullptr);
   // Row k of the staged chunk is zero: where padding slots of a row's last step gather.
   const uint32_t zero_row = static_cast<uint32_t>(a.k);
   for (int j = threadIdx.x; j < kRowNt; j += blockDim.x)
@@ -466,6 +518,16 @@ bool rotate_staging() {
 /// 128 KiB of whole rows (4096^2 x 16 at 80 %, NT 16: 19.5 us against 12.7 with the loads and
 /// stores; two column parts 21.8 against 13.6: ncu shows the copy loop waiting on a full MIO
 /// queue), so the 16-byte loads and stores stay there. SPX_ELL_STAGE_ASYNC=0 / 1 forces either.
+/// SPX_ELL_EARLY_A=0 issues A's first loads after griddepcontrol.wait (the old order; for
+/// measurements).
+bool early_a_loads() {
+  static const bool on = [] {
+    const char* v = std::getenv("SPX_ELL_EARLY_A");
+    return v == nullptr || std::strcmp(v, "0") != 0;
+  }();
+  return on;
+}
+
 bool async_staging(bool whole_rows, int64_t chunk_bytes) {
   static const int forced = [] {
     const char* v = std::getenv("SPX_ELL_STAGE_ASYNC");
@@ -486,6 +548,7 @@ cudaError_t launch_slot_staged(const SpmmArgs& a, const EllConfig& cfg, cudaStre
   sp.b_vec = a.B.order == SPX_ORDER_ROW && cfg.nt * elem >= 16 && a.n % cfg.nt == 0 &&
              aligned16(a.B.ptr) && (a.B.ld * elem) % 16 == 0;
   sp.rotate = rotate_staging();
+  sp.early_a = early_a_loads();
   sp.async = async_staging(a.B.ld == cfg.nt, a.k * cfg.nt * elem);
   const unsigned chunks = static_cast<unsigned>((a.n + cfg.nt - 1) / cfg.nt);
   const int parts = cfg.col_parts;
