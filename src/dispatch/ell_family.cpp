@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "core/env.hpp"
 #include "core/log.hpp"
 #include "dispatch/fallback.hpp"
 #include "dispatch/structure.hpp"
@@ -52,13 +51,11 @@ class EllSpmm final : public SpmmKernelPlan {
     s.b_row_major = p.B.order == SPX_ORDER_ROW;
     s.sm_count = p.h.sm_count > 0 ? p.h.sm_count : 132;
     s.smem_optin = static_cast<int64_t>(p.h.smem_per_block_optin);
-    const char* dense_all = std::getenv("SPX_ELL_DENSE_CANDIDATES");
-    s.all_dense_candidates = dense_all != nullptr && std::strcmp(dense_all, "1") == 0;
+    s.all_dense_candidates = env::flag("SPX_ELL_DENSE_CANDIDATES") == 1;
     sm_count_ = s.sm_count;
     // Programmatic dependent launch of the decode kernel (griddepcontrol, sm_90 and later);
     // SPX_ELL_PDL=0 turns it off (measurements).
-    const char* pdl = std::getenv("SPX_ELL_PDL");
-    dependent_launch_ = p.h.cc_major >= 9 && (pdl == nullptr || std::strcmp(pdl, "0") != 0);
+    dependent_launch_ = p.h.cc_major >= 9 && env::flag("SPX_ELL_PDL") != 0;
     shape_ = s;
     candidates_ = ek::candidate_configs(s);
     // DenseMma multiplies a dense copy of A that the plan keeps (made here and by
@@ -67,13 +64,12 @@ class EllSpmm final : public SpmmKernelPlan {
           return c.kind == ek::KernelKind::DenseMma;
         }))
       dense_a_ = device::Buffer(static_cast<size_t>(ek::dense_mma_a_bytes(m_, k_, half_ ? 2 : 4)));
-    if (const char* force = std::getenv("SPX_ELL_FORCE_CANDIDATE")) {
-      const int i = std::atoi(force);
-      if (i >= 0 && i < candidate_count())
-        selected_ = i;
+    if (const int64_t force = env::integer("SPX_ELL_FORCE_CANDIDATE", -1); force != -1) {
+      if (force >= 0 && force < candidate_count())
+        selected_ = static_cast<int>(force);
       else
-        log::info("SPX_ELL_FORCE_CANDIDATE=%s ignored: the plan has %d candidates", force,
-                  candidate_count());
+        log::info("SPX_ELL_FORCE_CANDIDATE=%lld ignored: the plan has %d candidates",
+                  static_cast<long long>(force), candidate_count());
     }
     suffix_ =
         strf("; A %s ELL w=%lld idx%d, overflow %lld entries; B %s, C %s %s", dtype::name(p.A.type),

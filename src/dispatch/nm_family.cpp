@@ -10,6 +10,7 @@
 
 #include "core/dtype.hpp"
 #include "core/elapsed.hpp"
+#include "core/env.hpp"
 #include "core/log.hpp"
 #include "dispatch/fallback.hpp"
 #include "dispatch/structure.hpp"
@@ -65,20 +66,13 @@ int64_t plan_windows(const SpmmProblem& p, bool packing, bool fits[knm::kTileCou
   return windows;
 }
 
-/// An integer override from the environment, or `fallback`.
-int64_t env_int(const char* name, int64_t fallback) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return fallback;
-  char* end = nullptr;
-  const long long x = std::strtoll(v, &end, 10);
-  return (end != nullptr && *end == '\0') ? x : fallback;
-}
-
+/// SPX_NM_FORCE_TILE=<tile name>: that tile where it fits; -1 when unset or unknown.
 int env_tile() {
-  const char* v = std::getenv("SPX_NM_FORCE_TILE");
+  const char* v = env::text("SPX_NM_FORCE_TILE");
   if (v == nullptr) return -1;
   for (const TileShape& t : knm::kTiles)
     if (std::strcmp(v, t.name) == 0) return static_cast<int>(t.id);
+  log::info("SPX_NM_FORCE_TILE=%s ignored: not a tile name", v);
   return -1;
 }
 
@@ -99,7 +93,7 @@ class NmSpmm final : public SpmmKernelPlan {
          const plan::NmIndexLayout& layout, int depth)
       : dims_(dims), staging_(staging), packing_(layout.packing) {
     base_.depth = depth;
-    base_.producer_last = env_int("SPX_NM_PRODUCER", 1) != 0;
+    base_.producer_last = env::flag("SPX_NM_PRODUCER") != 0;
     smem_optin_ = p.h.smem_per_block_optin;
     sm_count_ = p.h.sm_count;
     bulk_device_ = p.h.cc_major >= 9;
@@ -299,16 +293,16 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
 
   // A column-major B is staged row-major before the kernel (see kernels/nm/launch.hpp: StageBArgs)
   // unless SPX_NM_STAGE_B=0; the kernel then loads it as row-major.
-  const bool stage_b = p.B.order == SPX_ORDER_COL && env_int("SPX_NM_STAGE_B", 1) != 0;
+  const bool stage_b = p.B.order == SPX_ORDER_COL && env::flag("SPX_NM_STAGE_B") != 0;
   // sm_90 runs non-packed plans on the tensor-copy kernel (spmm_bulk.cuh) when B's rows allow
   // it, unless SPX_NM_BULK=0: its stages are sized for it (dense B rows in shared memory).
-  const bool bulk = p.h.cc_major >= 9 && env_int("SPX_NM_BULK", 1) != 0 &&
+  const bool bulk = p.h.cc_major >= 9 && env::flag("SPX_NM_BULK") != 0 &&
                     (stage_b || (p.B.order == SPX_ORDER_ROW && p.B.ld % 4 == 0));
 
   // Both stagings, then the packing decision from the model (or the override).
   bool fits_plain[knm::kTileCount], fits_packed[knm::kTileCount];
   // Pipeline depth (stage buffers in flight): 2 unless SPX_NM_DEPTH=3 and a 3-deep stage fits.
-  int depth = env_int("SPX_NM_DEPTH", 2) == 3 ? 3 : 2;
+  int depth = env::integer("SPX_NM_DEPTH", 2) == 3 ? 3 : 2;
   int64_t w_plain = plan_windows(p, false, fits_plain, depth, bulk);
   int64_t w_packed = plan_windows(p, true, fits_packed, depth);
   if (depth == 3 && w_plain == 0 && w_packed == 0) {
@@ -347,7 +341,7 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
   }
   const plan::NmPackingDecision decision = plan::nm_decide_packing(cost, model);
   bool packing = decision.packing;
-  const int64_t forced = env_int("SPX_NM_FORCE_PACKING", -1);
+  const int64_t forced = env::integer("SPX_NM_FORCE_PACKING", -1);
   if (forced == 0 && w_plain > 0) packing = false;
   if (forced == 1 && w_packed > 0) packing = true;
   SPX_EXPECTS(packing ? w_packed > 0 : w_plain > 0, SPX_STATUS_INTERNAL_ERROR,
@@ -373,13 +367,13 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
       knm::choose_tile(dims.rows, n_cols, staging.stages, sm_count, fits, tensor_copies);
   const int forced_tile = env_tile();
   if (forced_tile >= 0 && fits[forced_tile]) choice.tile = static_cast<TileId>(forced_tile);
-  const int64_t forced_split = env_int("SPX_NM_FORCE_SPLIT", 0);
+  const int64_t forced_split = env::integer("SPX_NM_FORCE_SPLIT", 0);
   if (forced_split >= 1) choice.split = static_cast<int>(std::min<int64_t>(forced_split, 64));
   // sm_90: the tensor-copy kernel for non-packed plans unless SPX_NM_BULK=0 (the cp.async
   // kernel stays a search candidate).
   // A column-major B on the tensor-copy kernel is streamed beside it where the tile allows
   // (unless SPX_NM_STREAM_B=0); the copy before the kernel stays a search candidate.
-  const bool stream_b = stage_b && env_int("SPX_NM_STREAM_B", 1) != 0;
+  const bool stream_b = stage_b && env::flag("SPX_NM_STREAM_B") != 0;
   k->add_candidate(choice.tile, choice.split, stage_b, bulk, stream_b);
   if (stream_b) k->add_candidate(choice.tile, choice.split, stage_b, bulk);
   for (int i = knm::kTileCount - 1; i >= 0; --i)

@@ -2,12 +2,13 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "core/env.hpp"
 #include "core/log.hpp"
 #include "dispatch/fallback.hpp"
 #include "dispatch/structure.hpp"
@@ -35,22 +36,14 @@ plan::SortedBcrs sorted_structure(const SpmmProblem& p) {
 }
 
 int forced_block_tile(int64_t v) {
-  const char* e = std::getenv("SPX_SPTC_BLOCK_TILE");
-  if (e == nullptr || *e == '\0') return 0;
-  const int bt = std::atoi(e);
-  if ((bt == 16 || bt == 32 || bt == 64 || bt == 128) && bt / v <= 64) return bt;
-  log::info("SPX_SPTC_BLOCK_TILE=%s ignored: not 16, 32, 64 or 128 (128: V >= 2)", e);
+  const int64_t bt = env::integer("SPX_SPTC_BLOCK_TILE", 0);
+  if (bt == 0) return 0;
+  if ((bt == 16 || bt == 32 || bt == 64 || bt == 128) && bt / v <= 64) return static_cast<int>(bt);
+  log::info("SPX_SPTC_BLOCK_TILE=%lld ignored: not 16, 32, 64 or 128 (128: V >= 2)",
+            static_cast<long long>(bt));
   return 0;
 }
 
-/// SPX_SPTC_<name>=0|1 (experiments): -1 when unset.
-int env_switch(const char* name) {
-  const char* e = std::getenv(name);
-  if (e == nullptr || *e == '\0') return -1;
-  if ((e[0] == '0' || e[0] == '1') && e[1] == '\0') return e[0] - '0';
-  log::info("%s=%s ignored: not 0 or 1", name, e);
-  return -1;
-}
 
 /// Roofline model of the speedup over dense cuBLAS HGEMM (README.md): the kernel is bound by the
 /// B rows it gathers (L2 -> SM) or by its mma.sp work, dense by its bytes or its tensor-core rate.
@@ -102,7 +95,7 @@ class SptcSpmm final : public SpmmKernelPlan {
     const bool aligned = ks::b_aligned(p.B.values, p.B.ld, p.B.order);
     ks::SptcConfig rule =
         ks::choose_config(block_tile_, panels_, n_, p.h.sm_count, max_pairs_, aligned);
-    const int force_resident = env_switch("SPX_SPTC_RESIDENT");
+    const int force_resident = env::flag("SPX_SPTC_RESIDENT");
     const int resident_smem = ks::smem_bytes(block_tile_, 128, true, max_pairs_);
     const bool resident_ok = block_tile_ >= 64 && n_ > 64 && resident_smem <= ks::kMaxSmemPerBlock;
     if (force_resident >= 0 && (force_resident == 0 || resident_ok) &&
@@ -126,7 +119,7 @@ class SptcSpmm final : public SpmmKernelPlan {
     // wherever it fits, 0: never); either way both stay candidates (search,
     // SPX_SPTC_FORCE_CANDIDATE).
     // SPX_SPTC_RESIDENT=1 keeps the forced resident-A kernel as the rule's choice.
-    const int force_wgmma = env_switch("SPX_SPTC_WGMMA");
+    const int force_wgmma = env::flag("SPX_SPTC_WGMMA");
     const bool wgmma_ok = ks::wgmma_usable(p.h.cc_major, p.h.cc_minor) && aligned &&
                           ks::wgmma_fits(block_tile_) && force_wgmma != 0;
     const bool wgmma_rule =
@@ -158,20 +151,19 @@ class SptcSpmm final : public SpmmKernelPlan {
           ks::tiles_per_block_for(panels_, n_, block_tile_, 128, p.h.sm_count, resident_smem);
       if (c.tiles_per_block >= 2) add(c);
     }
-    if (const char* force = std::getenv("SPX_SPTC_TILES_PER_BLOCK")) {
-      const int tpb = std::atoi(force);
-      if (tpb >= 1)
-        for (ks::SptcConfig& c : candidates_) c.tiles_per_block = tpb;
+    if (const int64_t tpb = env::integer("SPX_SPTC_TILES_PER_BLOCK", 0); tpb != 0) {
+      if (tpb >= 1 && tpb <= INT32_MAX)
+        for (ks::SptcConfig& c : candidates_) c.tiles_per_block = static_cast<int>(tpb);
       else
-        log::info("SPX_SPTC_TILES_PER_BLOCK=%s ignored: not a positive integer", force);
+        log::info("SPX_SPTC_TILES_PER_BLOCK=%lld ignored: not a positive integer",
+                  static_cast<long long>(tpb));
     }
-    if (const char* force = std::getenv("SPX_SPTC_FORCE_CANDIDATE")) {
-      const int i = std::atoi(force);
-      if (i >= 0 && i < candidate_count())
-        selected_ = i;
+    if (const int64_t force = env::integer("SPX_SPTC_FORCE_CANDIDATE", -1); force != -1) {
+      if (force >= 0 && force < candidate_count())
+        selected_ = static_cast<int>(force);
       else
-        log::info("SPX_SPTC_FORCE_CANDIDATE=%s ignored: the plan has %d candidates", force,
-                  candidate_count());
+        log::info("SPX_SPTC_FORCE_CANDIDATE=%lld ignored: the plan has %d candidates",
+                  static_cast<long long>(force), candidate_count());
     }
     suffix_ = strf("; %sk tiles %lld, skipped %lld, retries %lld, pad %lld; %.1f%% of dense; "
                    "B %s, C %s %s",
@@ -284,7 +276,7 @@ std::unique_ptr<SpmmKernelPlan> build_sptc_spmm(const SpmmProblem& p, spxPlanInf
               ll(sorted.duplicate_block_row));
   plan::SptcReorderConfig cfg;
   cfg.threads = 0;
-  const int cluster = env_switch("SPX_SPTC_CLUSTER");  // 0: identity, 1: always clustered
+  const int cluster = env::flag("SPX_SPTC_CLUSTER");  // 0: identity, 1: always clustered
   cfg.row_order = cluster < 0    ? plan::sptc_default_row_order(p.B.cols)
                   : cluster == 0 ? plan::SptcRowOrder::kIdentity
                                  : plan::SptcRowOrder::kClustered;

@@ -1,12 +1,13 @@
 #include "dispatch/srbcrs_family.hpp"
 
+#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "core/env.hpp"
 #include "core/log.hpp"
 #include "dispatch/fallback.hpp"
 #include "dispatch/structure.hpp"
@@ -42,14 +43,13 @@ plan::SrbcrsSchedule starting_schedule(const plan::SrbcrsLayout& l, int64_t n, i
                                        const plan::SrbcrsChoice& c) {
   plan::SrbcrsSchedule s =
       plan::srbcrs_schedule(l.vector_rows, n, l.slots, sm_count, c.warp_cols, c.stride);
-  if (const char* v = std::getenv("SPX_SRBCRS_FORCE_SPLIT")) {
-    const int split = std::atoi(v);
+  if (const int64_t split = env::integer("SPX_SRBCRS_FORCE_SPLIT", 0); split != 0) {
     if (split == 1 || split == 2 || split == 4)
-      s.split = split;
+      s.split = static_cast<int>(split);
     else
-      log::info("SPX_SRBCRS_FORCE_SPLIT=%s ignored: not 1, 2 or 4", v);
+      log::info("SPX_SRBCRS_FORCE_SPLIT=%lld ignored: not 1, 2 or 4", static_cast<long long>(split));
   }
-  if (const char* v = std::getenv("SPX_SRBCRS_FORCE_ORDER")) {
+  if (const char* v = env::text("SPX_SRBCRS_FORCE_ORDER")) {
     if (std::strcmp(v, "row") == 0 || std::strcmp(v, "tile") == 0)
       s.tile_major = std::strcmp(v, "tile") == 0;
     else
@@ -61,7 +61,7 @@ plan::SrbcrsSchedule starting_schedule(const plan::SrbcrsLayout& l, int64_t n, i
 /// The L4-R4 path: the rule's, or SPX_SRBCRS_FORCE_INT4=native|unpacked (environment, read by
 /// analyze; lets the native int4 kernel be tested on a GPU where the rule would not pick it).
 plan::SrbcrsInt4Path int4_path_override() {
-  const char* v = std::getenv("SPX_SRBCRS_FORCE_INT4");
+  const char* v = env::text("SPX_SRBCRS_FORCE_INT4");
   if (v == nullptr) return plan::SrbcrsInt4Path::Rule;
   if (std::strcmp(v, "native") == 0) return plan::SrbcrsInt4Path::Native;
   if (std::strcmp(v, "unpacked") == 0) return plan::SrbcrsInt4Path::Unpacked;

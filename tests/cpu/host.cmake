@@ -7,7 +7,7 @@
 add_library(spx_catch_main_cpu OBJECT ${CMAKE_CURRENT_LIST_DIR}/catch_main.cpp)
 target_link_libraries(spx_catch_main_cpu PUBLIC Catch2::Catch2)
 
-foreach(name IN ITEMS test_dtype test_reference test_planning)
+foreach(name IN ITEMS test_dtype test_env test_reference test_planning)
   add_executable(${name} ${CMAKE_CURRENT_LIST_DIR}/${name}.cpp)
   target_link_libraries(${name} PRIVATE spx_catch_main_cpu spx_reference Catch2::Catch2)
   target_compile_options(${name} PRIVATE $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra>)

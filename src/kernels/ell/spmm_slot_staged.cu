@@ -14,10 +14,9 @@
 //   * the G lane sums meet in a reduce-scatter (each shuffle level halves the columns a lane
 //     holds): NT/2 + NT/4 + ... shuffles per lane instead of NT per level.
 // Rows start 8-slot aligned (the plan's row pitch), so every lane reads whole 16-byte vectors.
-#include <cstdlib>
-#include <cstring>
 #include <type_traits>
 
+#include "core/env.hpp"
 #include "kernels/common/cp_async.cuh"
 #include "kernels/common/launch.cuh"
 #include "kernels/ell/device.cuh"
@@ -504,10 +503,7 @@ bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0;
 /// SPX_ELL_STAGE_ROTATE=0 makes every block start its thread copy of B at the chunk's first row
 /// (the old order; for measurements).
 bool rotate_staging() {
-  static const bool on = [] {
-    const char* v = std::getenv("SPX_ELL_STAGE_ROTATE");
-    return v == nullptr || std::strcmp(v, "0") != 0;
-  }();
+  static const bool on = env::flag("SPX_ELL_STAGE_ROTATE") != 0;
   return on;
 }
 
@@ -521,18 +517,12 @@ bool rotate_staging() {
 /// SPX_ELL_EARLY_A=0 issues A's first loads after griddepcontrol.wait (the old order; for
 /// measurements).
 bool early_a_loads() {
-  static const bool on = [] {
-    const char* v = std::getenv("SPX_ELL_EARLY_A");
-    return v == nullptr || std::strcmp(v, "0") != 0;
-  }();
+  static const bool on = env::flag("SPX_ELL_EARLY_A") != 0;
   return on;
 }
 
 bool async_staging(bool whole_rows, int64_t chunk_bytes) {
-  static const int forced = [] {
-    const char* v = std::getenv("SPX_ELL_STAGE_ASYNC");
-    return v == nullptr ? -1 : std::strcmp(v, "0") != 0 ? 1 : 0;
-  }();
+  static const int forced = env::flag("SPX_ELL_STAGE_ASYNC");
   return forced >= 0 ? forced == 1 : whole_rows && chunk_bytes <= (int64_t{64} << 10);
 }
 

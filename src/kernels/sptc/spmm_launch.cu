@@ -1,7 +1,7 @@
 // spmm(): the entry the plan calls. Routes (type, BLOCK_TILE, BN, alignment) to the instantiated
 // kernel; a column-major B is first transposed into the workspace. Also the value packing of
 // spxPlanUpdateValues and the shared-memory opt-in at load time.
-#include <cstdlib>
+#include "core/env.hpp"
 
 #include "kernels/sptc/launch.cuh"
 #include "kernels/sptc/sptc.hpp"
@@ -62,10 +62,7 @@ cudaError_t route_wgmma(const detail::KernelParams& p, int64_t panels, int block
                         cudaStream_t stream) {
 #if defined(SPX_SPTC_SM90A)
   // SPX_SPTC_WG_INTERLEAVE=1 (experiments): the no-swizzle B layout, read once per process.
-  static const bool interleave = [] {
-    const char* e = std::getenv("SPX_SPTC_WG_INTERLEAVE");
-    return e != nullptr && e[0] == '1';
-  }();
+  static const bool interleave = env::flag("SPX_SPTC_WG_INTERLEAVE") == 1;
   if (block_tile == 64) return detail::launch_wgmma<T, 64>(p, panels, bn, interleave, stream);
   if (block_tile == 128) return detail::launch_wgmma<T, 128>(p, panels, bn, interleave, stream);
 #else
