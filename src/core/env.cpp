@@ -33,4 +33,13 @@ int64_t integer(const char* name, int64_t fallback) {
   return static_cast<int64_t>(x);
 }
 
+int64_t index(const char* name, int64_t count) {
+  const int64_t i = integer(name, -1);  // logs a value that is not an integer
+  if (i >= 0 && i < count) return i;
+  if (i != -1)
+    log::info("%s=%lld ignored: not in 0..%lld", name, static_cast<long long>(i),
+              static_cast<long long>(count - 1));
+  return -1;
+}
+
 }  // namespace spx::env

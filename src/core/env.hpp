@@ -14,6 +14,10 @@ int flag(const char* name);
 /// integer.
 int64_t integer(const char* name, int64_t fallback);
 
+/// An index override (e.g. a forced candidate): an integer in [0, count), or -1 when unset, not an
+/// integer or out of range (each logged but an explicit -1).
+int64_t index(const char* name, int64_t count);
+
 /// The value, or nullptr when unset or empty.
 const char* text(const char* name);
 

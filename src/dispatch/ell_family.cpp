@@ -64,13 +64,9 @@ class EllSpmm final : public SpmmKernelPlan {
           return c.kind == ek::KernelKind::DenseMma;
         }))
       dense_a_ = device::Buffer(static_cast<size_t>(ek::dense_mma_a_bytes(m_, k_, half_ ? 2 : 4)));
-    if (const int64_t force = env::integer("SPX_ELL_FORCE_CANDIDATE", -1); force != -1) {
-      if (force >= 0 && force < candidate_count())
-        selected_ = static_cast<int>(force);
-      else
-        log::info("SPX_ELL_FORCE_CANDIDATE=%lld ignored: the plan has %d candidates",
-                  static_cast<long long>(force), candidate_count());
-    }
+    if (const int64_t force = env::index("SPX_ELL_FORCE_CANDIDATE", candidate_count());
+        force >= 0)
+      selected_ = static_cast<int>(force);
     suffix_ =
         strf("; A %s ELL w=%lld idx%d, overflow %lld entries; B %s, C %s %s", dtype::name(p.A.type),
              static_cast<long long>(width_), index16_ ? 16 : 32, static_cast<long long>(overflow_),

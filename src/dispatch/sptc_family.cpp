@@ -158,13 +158,9 @@ class SptcSpmm final : public SpmmKernelPlan {
         log::info("SPX_SPTC_TILES_PER_BLOCK=%lld ignored: not a positive integer",
                   static_cast<long long>(tpb));
     }
-    if (const int64_t force = env::integer("SPX_SPTC_FORCE_CANDIDATE", -1); force != -1) {
-      if (force >= 0 && force < candidate_count())
-        selected_ = static_cast<int>(force);
-      else
-        log::info("SPX_SPTC_FORCE_CANDIDATE=%lld ignored: the plan has %d candidates",
-                  static_cast<long long>(force), candidate_count());
-    }
+    if (const int64_t force = env::index("SPX_SPTC_FORCE_CANDIDATE", candidate_count());
+        force >= 0)
+      selected_ = static_cast<int>(force);
     suffix_ = strf("; %sk tiles %lld, skipped %lld, retries %lld, pad %lld; %.1f%% of dense; "
                    "B %s, C %s %s",
                    s.row_map.empty() ? "" : "clustered rows, ",

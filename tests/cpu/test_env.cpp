@@ -57,6 +57,23 @@ TEST_CASE("env::integer reads a whole decimal integer or keeps the fallback", "[
   }
 }
 
+TEST_CASE("env::index keeps an integer from 0 to count - 1 and -1 otherwise", "[env]") {
+  unsetenv(kName);
+  CHECK(spx::env::index(kName, 5) == -1);
+  {
+    ScopedEnv e(kName, "0");
+    CHECK(spx::env::index(kName, 5) == 0);
+  }
+  {
+    ScopedEnv e(kName, "4");
+    CHECK(spx::env::index(kName, 5) == 4);
+  }
+  for (const char* bad : {"5", "-1", "x", "2x", ""}) {
+    ScopedEnv e(kName, bad);
+    CHECK(spx::env::index(kName, 5) == -1);
+  }
+}
+
 TEST_CASE("env::text is null when unset or empty", "[env]") {
   unsetenv(kName);
   CHECK(spx::env::text(kName) == nullptr);
