@@ -84,9 +84,36 @@ std::vector<int32_t> bank_order_row(const std::vector<int32_t>& cols) {
         }
       }
     }
+    // The bulk copy stages 32-byte rows as they are (spmm_slot_staged.cu, gather_contig32): a
+    // row's first 16-byte half is in bank group 2 c mod 8, so residues r and r + 4 collide
+    // unless their lanes read different halves first, which lanes of different parity do.
+    // Sorting the set by (c mod 4, c mod 8) puts r and r + 4 at positions 2 j and 2 j + 1 of a
+    // full set; a permutation inside the set keeps its residues mod 8 (what every other kernel
+    // reads).
+    int32_t entry[kEllBankGroups];
+    for (size_t i = 0; i < set.size(); ++i) entry[i] = out[set[i]];
+    std::stable_sort(entry, entry + set.size(), [&](int32_t x, int32_t y) {
+      const int32_t cx = cols[x] % kEllBankGroups, cy = cols[y] % kEllBankGroups;
+      return cx % 4 != cy % 4 ? cx % 4 < cy % 4 : cx < cy;
+    });
+    for (size_t i = 0; i < set.size(); ++i) out[set[i]] = entry[i];
     ++done;
   });
   return out;
+}
+
+int64_t bank_wavefronts_contig32(const std::vector<int32_t>& cols) {
+  int64_t total = 0;
+  for_each_position_set(static_cast<int64_t>(cols.size()), [&](const std::vector<int64_t>& set) {
+    int count[kEllBankGroups] = {};
+    int worst = 0;
+    for (size_t i = 0; i < set.size(); ++i) {
+      const int group = 2 * (cols[set[i]] % 4) + static_cast<int>(i % 2);
+      worst = std::max(worst, ++count[group]);
+    }
+    total += worst;
+  });
+  return total;
 }
 
 int64_t bank_wavefronts(const std::vector<int32_t>& cols) {

@@ -67,13 +67,21 @@ EllLayout plan_ell_layout(const CsrStructure& csr);
 /// The bank order of one row: given the columns of its `len` ELL entries, returns for every
 /// position 0..len-1 which entry goes there, such that each position set
 /// {64 b + 8 i + e : i = 0..7} (cut at len) takes as many distinct columns mod 8 as the row
-/// allows (greedy: each set takes from the residue classes with the most entries left).
+/// allows (greedy: each set takes from the residue classes with the most entries left), and
+/// inside a set residues r and r + 4 sit at positions i of different parity where they can
+/// (what contiguous 32-byte rows need: bank_wavefronts_contig32).
 std::vector<int32_t> bank_order_row(const std::vector<int32_t>& cols);
 
 /// 16-byte shared-memory wavefronts the gathers of one row's positions cost: the sum over the
 /// position sets of the largest number of equal columns mod 8 (what bank_order_row minimizes;
 /// the ideal is ceil(len / 8) per 64 slots). For tests and notes.
 int64_t bank_wavefronts(const std::vector<int32_t>& cols_in_position_order);
+
+/// The same for 32-byte rows staged contiguously (the decode kernel's bulk copy): lane i of a
+/// set reads 16-byte half (i mod 2) of row c first, in bank group 2 (c mod 4) + (i mod 2); the
+/// sum over the sets of the largest number of lanes on one group (the second half's loads cost
+/// the same).
+int64_t bank_wavefronts_contig32(const std::vector<int32_t>& cols_in_position_order);
 
 /// Whether a CSR input is near-uniform enough for the ELL family: the HYB split (padding
 /// <= 25 % of nnz) overflows at most 12.5 % of nnz into the tail. Empty string when yes,

@@ -152,8 +152,38 @@ TEST_CASE("layout: bank order gives 8 lanes' gathers distinct columns mod 8", "[
                 << ", balanced " << balanced << ", sorted " << sorted);
       CHECK(balanced <= bound + bound / 4);
       CHECK(balanced < sorted);
+      // Contiguous 32-byte rows (odd lanes read the second half first): never worse than the
+      // planes, where the sets are rainbows exactly one wavefront each.
+      const int64_t contig = bank_wavefronts_contig32(placed);
+      INFO("contiguous 32-byte rows " << contig);
+      CHECK(contig <= balanced);
+      CHECK(contig < bank_wavefronts_contig32(cols));
     }
   }
+}
+
+TEST_CASE("layout: bank order pairs residues r and r + 4 on lanes of different parity", "[ell]") {
+  // 64 entries, columns 0..63: eight of every residue mod 8, so every position set
+  // {8 i + e : i = 0..7} is a rainbow, and inside it the residues run 0 4 1 5 2 6 3 7: lane i
+  // reads 16-byte half (i mod 2) of its 32-byte row first, in bank group 2 (c mod 4) + (i mod 2),
+  // i.e. 0 1 2 3 4 5 6 7.
+  std::vector<int32_t> cols(64);
+  std::iota(cols.begin(), cols.end(), 0);
+  const std::vector<int32_t> order = bank_order_row(cols);
+  std::vector<int32_t> placed(cols.size());
+  for (size_t p = 0; p < order.size(); ++p) placed[p] = cols[order[p]];
+  const int expect[8] = {0, 4, 1, 5, 2, 6, 3, 7};
+  for (int e = 0; e < 8; ++e)
+    for (int i = 0; i < 8; ++i) {
+      INFO("set " << e << ", lane " << i);
+      CHECK(placed[8 * i + e] % 8 == expect[i]);
+    }
+  CHECK(bank_wavefronts(placed) == 8);
+  CHECK(bank_wavefronts_contig32(placed) == 8);
+  // In column order every set is one residue: 8 lanes on one bank group with the planes, 4 on
+  // each of two with contiguous rows (the lanes' parities pick the halves).
+  CHECK(bank_wavefronts(cols) == 64);
+  CHECK(bank_wavefronts_contig32(cols) == 32);
 }
 
 TEST_CASE("layout: no tail for uniform rows, 32-bit indices past 65536 columns", "[ell]") {
@@ -207,13 +237,17 @@ TEST_CASE("configuration rule: B is staged in shared memory when its chunk fits"
   s.smem_optin = 232448;  // sm_90 opt-in
   ek::EllConfig c = ek::choose_config(s);
   CHECK(c.stage_b);  // 4096 x 8 fp16 = 64 KiB
-  CHECK(ek::slot_stage_bytes(s.k, c.nt, 2) == (4096 + 1) * 8 * 2);  // and the zero row
+  // The zero row and the bulk copy's mbarrier (16 bytes).
+  CHECK(ek::slot_stage_bytes(s.k, c.nt, 2) == (4096 + 1) * 8 * 2 + 16);
   {
-    // The zero row counts: k x 8 fp16 columns filling the opt-in exactly no longer fits, NT 4 does.
+    // They count: k x 8 fp16 columns filling the opt-in exactly no longer fit, NT 4 does; one
+    // row of 16 B less does not fit either (zero row + mbarrier), two rows less do.
     ek::EllShape edge = s;
     edge.k = 232448 / 16;
     CHECK_FALSE(ek::slot_stage_fits(edge, 8));
     CHECK(ek::slot_staged_fit_nt_for(edge) == 4);
+    edge.k -= 1;
+    CHECK_FALSE(ek::slot_stage_fits(edge, 8));
     edge.k -= 1;
     CHECK(ek::slot_staged_fit_nt_for(edge) == 8);
   }
@@ -294,6 +328,60 @@ TEST_CASE("configuration rule: decode chunks of 16-byte rows, lanes for one pass
   CHECK(ek::slot_parts_fit(16, 2));
   CHECK(ek::slot_parts_fit(8, 4));
   CHECK_FALSE(ek::slot_parts_fit(8, 2));
+}
+
+TEST_CASE("configuration rule: the TMA unit copies one chunk of B's whole rows on sm_90", "[ell]") {
+  ek::EllShape s;
+  s.m = 4096;
+  s.k = 4096;
+  s.n = 16;
+  s.width = 820;  // 80 %
+  s.value_bytes = 2;
+  s.smem_optin = 232448;
+  ek::EllConfig c = ek::choose_config(s);
+  REQUIRE(c.stage_b);
+  CHECK(c.nt == 16);  // one chunk of 32-byte rows (slot_wide_rows_pay)
+  CHECK_FALSE(c.bulk_copy);  // before sm_90
+  s.bulk_copy = true;
+  c = ek::choose_config(s);
+  CHECK(c.bulk_copy);
+  CHECK(c.describe().find("bulk copy") != std::string::npos);
+  // Where the TMA unit copies, one chunk of 32-byte rows also at 95 % (without it two chunks of
+  // 16-byte rows: slot_wide_rows_pay fails there), and fp32 x 8 in one chunk of 8 columns.
+  {
+    ek::EllShape sparse = s;
+    sparse.width = 205;
+    CHECK(ek::choose_config(sparse).nt == 16);
+    CHECK(ek::choose_config(sparse).bulk_copy);
+    sparse.bulk_copy = false;
+    CHECK(ek::choose_config(sparse).nt == 8);
+    ek::EllShape f32 = s;
+    f32.n = 8;
+    f32.value_bytes = 4;
+    CHECK(ek::choose_config(f32).nt == 8);
+    CHECK(ek::choose_config(f32).bulk_copy);
+    f32.bulk_copy = false;
+    CHECK(ek::choose_config(f32).nt == 4);
+  }
+  // The threads' copy of the same chunk stays a candidate.
+  ek::EllConfig threads = c;
+  threads.bulk_copy = false;
+  const std::vector<ek::EllConfig> cands = ek::candidate_configs(s);
+  CHECK(std::find(cands.begin(), cands.end(), threads) != cands.end());
+  // Rows of <= 16 B or 32 B, one chunk, one part, row-major B.
+  CHECK(ek::slot_bulk_fits(s, 16, 1));
+  CHECK_FALSE(ek::slot_bulk_fits(s, 16, 2));
+  CHECK_FALSE(ek::slot_bulk_fits(s, 8, 1));  // n = 16 in two chunks of 8
+  s.n = 8;
+  CHECK(ek::slot_bulk_fits(s, 8, 1));
+  s.value_bytes = 4;
+  CHECK(ek::slot_bulk_fits(s, 8, 1));    // 32-byte rows
+  s.n = 16;
+  CHECK_FALSE(ek::slot_bulk_fits(s, 16, 1));  // fp32 x 16: 64-byte rows keep their planes
+  s.value_bytes = 2;
+  s.n = 8;
+  s.b_row_major = false;
+  CHECK_FALSE(ek::slot_bulk_fits(s, 8, 1));
 }
 
 TEST_CASE("configuration rule: decode shapes split slots, large n tiles rows", "[ell]") {

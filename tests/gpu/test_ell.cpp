@@ -234,6 +234,47 @@ TEST_CASE("ELL decode staging (rotated copy, half chunks, column parts): k and n
       }
 }
 
+TEST_CASE("ELL decode: B's chunk copied by the TMA unit (sm_90) where it is B's whole rows",
+          "[ell]") {
+  // One chunk of B's whole rows (row-major, ld == n == the chunk's NT): on sm_90 the plan has
+  // the TMA unit copy it (cp.async.bulk, "bulk copy" in the config) and 32-byte rows (fp16
+  // n = 16, fp32 n = 8) are staged as they are, odd lanes reading a row's second half first.
+  // The threads' copy of the same chunk is a candidate (run_all_candidates forces each). Rows
+  // of 2 bytes need k x 2 a multiple of 16 (k = 1000; k = 1004 stays with the threads).
+  // Near-uniform CSR (HYB tail: its slots use the same halves) and ELL, C both orders.
+  UniqueHandle h = make_handle();
+  int device = 0, major = 0;
+  REQUIRE(cudaGetDevice(&device) == cudaSuccess);
+  REQUIRE(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess);
+  struct Shape {
+    Types t;
+    int64_t m, k, n, width;
+    bool rule_bulk;  // the rule's plan copies by the TMA unit on sm_90 (one chunk of NT = n)
+  };
+  // The bulk-copied chunk is the rule's wherever it is one chunk of whole rows (fp16 n = 16 and
+  // fp32 n = 8 included: one chunk of 32-byte rows); the threads copy the others.
+  const Shape shapes[] = {{kTypes[1], 2000, 1000, 16, 200, true}, {kTypes[2], 389, 1000, 16, 200, true},
+                          {kTypes[2], 2000, 1000, 16, 203, true}, {kTypes[1], 389, 1000, 8, 100, true},
+                          {kTypes[1], 389, 1000, 1, 100, true},   {kTypes[1], 389, 1004, 1, 100, false},
+                          {kTypes[0], 389, 1000, 8, 100, true},   {kTypes[0], 2000, 1000, 4, 100, true},
+                          {kTypes[0], 389, 1000, 1, 100, true},   {kTypes[0], 389, 1000, 16, 100, false}};
+  uint64_t seed = 48000;
+  int variant = 0;
+  for (const Shape& sh : shapes) {
+    Rng rng(seed++);
+    const Case c = make_case(rng, variant % 2 == 1, sh.m, sh.k, sh.n, sh.width + variant % 3, sh.t,
+                             SPX_ORDER_ROW, variant % 4 < 2 ? SPX_ORDER_ROW : SPX_ORDER_COL,
+                             variant % 3, 0);
+    const ref::Expected e = ref::spmm(c.A, c.B, c.C, c.s);
+    const spxPlanInfo_t info = run_case(h.get(), c, e, {});
+    INFO(c.what << "; config: " << info.config);
+    CHECK((std::string(info.config).find("bulk copy") != std::string::npos) ==
+          (sh.rule_bulk && major >= 9));
+    run_all_candidates(h.get(), c);
+    ++variant;
+  }
+}
+
 TEST_CASE("ELL: Inf / NaN in rows of B that A never references stay out of C, every candidate",
           "[ell]") {
   // A sparse product never multiplies B's row c unless an entry of A sits in column c; the dense

@@ -80,12 +80,15 @@ struct EllConfig {
   /// for chunks of two 16-byte halves: fp16 nt = 16, fp32 nt = 8), each lane nt / parts
   /// accumulators: half the registers (1024 threads) without staging B twice or reading A twice.
   int col_parts = 1;
+  /// Staged SlotSplit (sm_90): the TMA unit copies B's chunk (B's whole rows, one contiguous
+  /// block) with 1-D bulk copies instead of the threads (slot_bulk_fits says where).
+  bool bulk_copy = false;
 
   bool operator==(const EllConfig& o) const {
     return kind == o.kind && lanes == o.lanes && nt == o.nt && vn == o.vn &&
            col_lanes == o.col_lanes && splits == o.splits && transpose_b == o.transpose_b &&
            stage_b == o.stage_b && warps == o.warps && mma_cols == o.mma_cols &&
-           tile_rows == o.tile_rows && col_parts == o.col_parts;
+           tile_rows == o.tile_rows && col_parts == o.col_parts && bulk_copy == o.bulk_copy;
   }
   std::string describe() const;
 };
@@ -105,12 +108,17 @@ struct EllShape {
   /// List DenseMma candidates (and keep the plan's dense A) even where the rule does not pick
   /// it, wherever A is at least 10 % dense: SPX_ELL_DENSE_CANDIDATES=1 (tests, candidate sweeps).
   bool all_dense_candidates = false;
+  /// sm_90 and later: the TMA unit's 1-D bulk copy exists (the plan clears it under
+  /// SPX_ELL_STAGE_BULK=0).
+  bool bulk_copy = false;
 };
 
-/// Shared-memory bytes of a staged B chunk (k x nt elements) and one zero row (k), where the
-/// padding slots of a row's last step gather.
+/// After the staged chunk: the mbarrier that counts the bulk copy's bytes (8-byte aligned).
+constexpr int64_t kSlotStageBarrierBytes = 16;
+/// Shared-memory bytes of a staged B chunk (k x nt elements), one zero row (k), where the
+/// padding slots of a row's last step gather, and the bulk copy's mbarrier.
 inline int64_t slot_stage_bytes(int64_t k, int nt, int value_bytes) {
-  return (k + 1) * nt * value_bytes;
+  return (k + 1) * nt * value_bytes + kSlotStageBarrierBytes;
 }
 /// Whether SlotSplit can stage B's chunk of nt columns in shared memory.
 inline bool slot_stage_fits(const EllShape& s, int nt) {
@@ -161,7 +169,22 @@ inline bool slot_wide_rows_pay(const EllShape& s, int nt) {
          5 * s.m * s.width >= 12 * s.k * static_cast<int64_t>(s.sm_count);
 }
 
-/// NT of the staged SlotSplit: the fitting NT above where slot_wide_rows_pay, else halved further
+/// Whether the staged SlotSplit may have the TMA unit copy B's chunk (EllConfig::bulk_copy): one
+/// chunk of B's whole rows, k x nt x value bytes a multiple of 16 (row-major; the launch also
+/// checks ld == nt and 16-byte alignment and otherwise lets the threads copy), staged contiguously: rows of <= 16 B as they are, 32-byte
+/// rows (fp16 NT 16, fp32 NT 8, one part) with odd lanes reading a row's second half first
+/// (spmm_slot_staged.cu). Not 64-byte rows (fp32 NT 16: their planes stay).
+inline bool slot_bulk_fits(const EllShape& s, int nt, int parts) {
+  const int row_bytes = nt * s.value_bytes;
+  return s.bulk_copy && s.b_row_major && s.n == nt && parts == 1 &&
+         (row_bytes <= 16 || row_bytes == 32) && s.k * row_bytes % 16 == 0;
+}
+
+/// NT of the staged SlotSplit: the fitting NT above where slot_wide_rows_pay or where the TMA unit
+/// can copy that one chunk (slot_bulk_fits: then the copy costs the SMs nothing, and one chunk
+/// reads A once; H100, one call, 4096^2 at 80 / 95 %: fp16 x 16 NT 16 bulk 9.4 / 5.1 us against
+/// two chunks of 8 11.5 / 6.4, fp32 x 8 NT 8 bulk 8.8 / 5.2 against two chunks of 4 11.4 /
+/// 6.5), else halved further
 /// while its staged rows are wider than 16 bytes and the halved chunks are at most two. Rows of
 /// <= 16 B run 1024 threads (64 registers) instead of 512, and every SM stages half the bytes;
 /// the price is A read once per chunk (from L2). More chunks (grid.y) share the columns; their
@@ -174,7 +197,7 @@ inline bool slot_wide_rows_pay(const EllShape& s, int nt) {
 /// copy) against 12.1 / 9.2. fp32 keeps the 16-byte rows (not re-measured since notes 12).
 inline int slot_staged_nt_for(const EllShape& s) {
   int nt = slot_staged_fit_nt_for(s);
-  if (slot_wide_rows_pay(s, nt)) return nt;
+  if (slot_wide_rows_pay(s, nt) || slot_bulk_fits(s, nt, 1)) return nt;
   while (nt >= 8 && nt * s.value_bytes > 16 && (s.n + nt / 2 - 1) / (nt / 2) <= 2) nt /= 2;
   return nt;
 }
@@ -419,6 +442,7 @@ inline EllConfig choose_config(const EllShape& s) {
     c.stage_b = staged_nt > 0;
     c.nt = c.stage_b ? staged_nt : slot_nt_for(s.n);
     c.lanes = c.stage_b ? slot_staged_lanes_for(s, c.nt) : slot_lanes_for(s);
+    c.bulk_copy = c.stage_b && slot_bulk_fits(s, c.nt, c.col_parts);
     return c;
   }
   const EllConfig row = row_config(s);
@@ -444,9 +468,19 @@ inline std::vector<EllConfig> candidate_configs(const EllShape& s) {
   if (const int staged_nt = slot_staged_nt_for(s); staged_nt > 0 && s.n <= 16) {
     slot.stage_b = true;
     slot.nt = staged_nt;
+    slot.bulk_copy = slot_bulk_fits(s, staged_nt, 1);
     for (int lanes : {8, 16, 32}) {
       slot.lanes = lanes;
       add(slot);
+    }
+    // The rule's chunk copied by the threads instead of the TMA unit (or by it, if allowed).
+    {
+      EllConfig other = out.front();
+      if (other.kind == KernelKind::SlotSplit && other.stage_b &&
+          slot_bulk_fits(s, other.nt, other.col_parts)) {
+        other.bulk_copy = !other.bulk_copy;
+        add(other);
+      }
     }
     // The other chunk width: the fitting NT when the rule halved it to 16-byte rows, else half
     // the rule's NT (twice the chunks: half the staged bytes per SM, A read twice).
@@ -455,8 +489,10 @@ inline std::vector<EllConfig> candidate_configs(const EllShape& s) {
     if (staged_nt > 1 && other_nt >= 1 && (other_nt > staged_nt || other_nt < s.n)) {
       slot.nt = other_nt;
       slot.lanes = slot_staged_lanes_for(s, other_nt);
+      slot.bulk_copy = slot_bulk_fits(s, other_nt, 1);
       add(slot);
     }
+    slot.bulk_copy = false;
     // Two column parts of the fitting chunk when its rows are two 16-byte halves (1024 threads,
     // every lane half the columns, A read once): measured close to the two chunks, not faster
     // (fp16 4096^2 x 16: 16.1 us against 15.4 at 80 %; fp32 4096^2 x 8: 13.6 against 13.6).
@@ -523,7 +559,7 @@ inline std::string EllConfig::describe() const {
   if (kind == KernelKind::SlotSplit)
     return "slot_split lanes=" + std::to_string(lanes) + " nt=" + std::to_string(nt) +
            (col_parts > 1 ? " parts=" + std::to_string(col_parts) : "") +
-           (stage_b ? " B in smem" : "");
+           (stage_b ? (bulk_copy ? " B in smem by bulk copy" : " B in smem") : "");
   if (kind == KernelKind::RowMma)
     return "row_mma cols=" + std::to_string(mma_cols) + " splits=" + std::to_string(splits) +
            " B in smem, mma.sync" + (transpose_b ? ", B^T in workspace" : "");

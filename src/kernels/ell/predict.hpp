@@ -40,6 +40,11 @@ inline double predict_sparse_us(const EllShape& s, const EllConfig& c, const Ell
                                            static_cast<double>(slot_stage_bytes(s.k, c.nt, s.value_bytes))
                                      : 0.0;
       const double a_rate = a_bytes <= 40.0e6 ? 5.0e6 : 2.5e6;
+      // The TMA unit's bulk copy of B (sm_90, one chunk of whole rows) moves the chunk ~3x as
+      // fast as the threads and leaves the row loop the issue slots (H100, 4096^2 at 70 - 95 %:
+      // fp16 x 16 11.8 / 9.4 / 6.9 / 5.1 us, the model 12.2 / 9.5 / 6.8 / 5.5; fp32 x 8 at 80 /
+      // 95 %: 8.8 / 5.2, ~6 TMAC/s).
+      const double stage_rate = c.bulk_copy ? 15.0e6 : 5.0e6;
       // fp16 NT 16 in one chunk (512 threads; the rule takes it where slot_wide_rows_pay):
       // ~10 TMAC/s since its copy of B runs in batches (README notes 12: fp16 4096^2 x 16 at 80
       // / 90 %, 11.3 / 8.6 us; the model says 11.8 / 9.2).
@@ -49,8 +54,9 @@ inline double predict_sparse_us(const EllShape& s, const EllConfig& c, const Ell
                                  : !wide    ? 6.5e6
                                  : wide16   ? 10.0e6
                                  : half     ? 4.0e6
-                                            : 3.0e6;
-      us = 3.0 + stage / 5.0e6 + std::max(a_bytes / a_rate, macs / gather_rate);
+                                 : c.bulk_copy ? 6.0e6
+                                               : 3.0e6;
+      us = 3.0 + stage / stage_rate + std::max(a_bytes / a_rate, macs / gather_rate);
       break;
     }
     case KernelKind::RowMma:     // tensor cores, bound by shared-memory gathers: ~10 TMAC/s

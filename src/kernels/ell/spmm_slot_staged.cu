@@ -19,6 +19,7 @@
 #include "core/env.hpp"
 #include "kernels/common/cp_async.cuh"
 #include "kernels/common/launch.cuh"
+#include "kernels/common/mbarrier.cuh"
 #include "kernels/ell/device.cuh"
 
 namespace spx::kernels::ell {
@@ -197,6 +198,93 @@ __device__ __forceinline__ int stage_b_chunk(const SpmmArgs& a, const StagedLayo
   return len;
 }
 
+/// The bulk copy's layout for rows of 32 B: B's chunk as it is, row c at 32 c. A quarter-warp's
+/// 8 lanes gather rows with distinct columns mod 8 (the plan's bank order), but their first
+/// halves lie in only 4 distinct 16-byte bank groups (2 c mod 8). So odd lanes read a row's
+/// second half first, and the plan puts residues r and r + 4 (mod 8) in lanes of different
+/// parity (planning/ell_layout.cpp): each of the two loads of the quarter-warp is then one
+/// wavefront. `first` = the chunk + 16 x (lane parity), `second_delta` = +16 or -16 bytes;
+/// acc[0, NT / 2) takes the half read first, acc[NT / 2, NT) the other (odd lanes swap them
+/// back before the reduction: unswap_contig32).
+template <class T, int NT>
+__device__ __forceinline__ void gather_contig32(float (&acc)[NT], const unsigned char* first,
+                                                int second_delta, float v, uint32_t c) {
+  static_assert(NT * sizeof(T) == 32, "rows of 32 B");
+  constexpr int kHalf = NT / 2;
+  const unsigned char* row = first + c * 32u;
+  const uint4 u[2] = {*reinterpret_cast<const uint4*>(row),
+                      *reinterpret_cast<const uint4*>(row + second_delta)};
+  float b[NT];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    if constexpr (sizeof(T) == 4) {
+      float f[4];
+      detail::unpack(u[h], f);
+#pragma unroll
+      for (int i = 0; i < 4; ++i) b[h * kHalf + i] = f[i];
+    } else {
+      __half tag[8];
+      float f[8];
+      detail::unpack(u[h], tag, f);
+#pragma unroll
+      for (int i = 0; i < 8; ++i) b[h * kHalf + i] = f[i];
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < NT; ++j) acc[j] = fmaf(v, b[j], acc[j]);
+}
+
+/// Odd lanes of gather_contig32 hold the row's second half in acc[0, NT / 2): swap it back.
+template <int NT>
+__device__ __forceinline__ void unswap_contig32(float (&acc)[NT], bool odd) {
+#pragma unroll
+  for (int j = 0; j < NT / 2; ++j) {
+    const float lo = acc[j], hi = acc[j + NT / 2];
+    acc[j] = odd ? hi : lo;
+    acc[j + NT / 2] = odd ? lo : hi;
+  }
+}
+
+/// Bytes per bulk copy: B's chunk goes as pieces of this size, each block starting at its own
+/// piece (all SMs copy the same bytes at once; see the thread copy's rotation).
+constexpr unsigned kBulkPieceBytes = 8192;
+
+/// Byte offset of the bulk copy's mbarrier: after the chunk and the zero row, 8-byte aligned
+/// (config.hpp: slot_stage_bytes reserves kSlotStageBarrierBytes for it).
+template <int kRowBytes>
+__device__ __forceinline__ uint32_t bulk_barrier_offset(int64_t k) {
+  return (static_cast<uint32_t>((k + 1) * kRowBytes) + 7u) & ~7u;
+}
+
+/// sm_90: thread 0 has the TMA unit copy B's chunk (B's whole rows: `bytes` contiguous bytes at
+/// B, a multiple of 16) into shared memory as it is, counted on the mbarrier `bar`; the threads
+/// wait for it with mbar_wait(bar, 0). The threads' copy of 128 KB per SM (fp16 4096^2 x 16) was
+/// ~1/4 of the decode kernel (README notes 12), its loads and stores through every SM's
+/// load/store path; the TMA unit moves the same bytes without them.
+__device__ __forceinline__ void stage_b_bulk(const SpmmArgs& a, unsigned char* bs, uint32_t bar,
+                                             uint32_t bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (threadIdx.x != 0) return;
+  mbar_init(bar, 1);
+  // The barrier's initialization visible to the async proxy (the TMA unit) before its copies.
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  mbar_arrive_expect_tx(bar, bytes);
+  const uint32_t pieces = (bytes + kBulkPieceBytes - 1) / kBulkPieceBytes;
+  const uint32_t start = (blockIdx.x * 61u % 128u) * pieces / 128u;
+  const unsigned char* src = static_cast<const unsigned char*>(a.B.ptr);
+  const uint32_t dst = smem_address(bs);
+  for (uint32_t i = 0; i < pieces; ++i) {
+    const uint32_t piece = start + i < pieces ? start + i : start + i - pieces;
+    const uint32_t off = piece * kBulkPieceBytes;
+    const uint32_t len = bytes - off < kBulkPieceBytes ? bytes - off : kBulkPieceBytes;
+    bulk_copy_to_shared(dst + off, src + off, len, bar);
+  }
+#else
+  (void)a, (void)bs, (void)bar, (void)bytes;
+  __trap();  // the host launches the bulk kernels on sm_90 and later only
+#endif
+}
+
 /// One lane's 8 slots (values and column indices) as raw 16-byte vectors.
 template <class T, class I>
 struct RawSlots {
@@ -308,8 +396,10 @@ struct StageParams {
 };
 
 /// NT: accumulators per lane; kParts: column parts of the staged chunk (kParts x NT columns), the
-/// row's lanes split over parts (upper lane bit) as well as slots.
-template <class T, class I, int NT, int kParts>
+/// row's lanes split over parts (upper lane bit) as well as slots. kBulk (sm_90, one chunk of B's
+/// whole rows): the TMA unit copies the chunk (stage_b_bulk), contiguous rows (gather_contig32
+/// for rows of 32 B).
+template <class T, class I, int NT, int kParts, bool kBulk = false>
 __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
     slot_split_staged_kernel(SpmmArgs a, StageParams sp) {
   extern __shared__ __align__(16) unsigned char bs[];
@@ -365,20 +455,46 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
   asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
   const StagedLayout<T, kRowNt> L(a.k);
+  constexpr int kRowBytes = StagedLayout<T, kRowNt>::kRowBytes;
+  // Rows of 32 B staged as they are (the bulk copy) instead of as two planes.
+  constexpr bool kContig32 = kBulk && kRowBytes == 32;
+  static_assert(!kBulk || (kParts == 1 && (kRowBytes <= 16 || kRowBytes == 32)),
+                "the bulk copy stages one part of contiguous rows");
   // Copy batches: 4 pieces per thread at 1024 threads (64 registers; 16-byte rows, the whole 64
   // KB chunk in one batch); at 512 threads 16 for fp16 (NT 16's 128 KB in one batch, 125
   // registers, no stack) and 8 for fp32 (16 spilled with 32-bit indices).
   constexpr int kBatch = staged_threads<T, NT>() == kStagedThreads ? 4 : sizeof(T) == 2 ? 16 : 8;
-  int pre_len = stage_b_chunk<T, kRowNt, kBatch>(a, L, n0, ncols, sp.b_vec, sp.rotate, sp.async,
-                                                 bs, row < a.m ? a.row_len + row : nullptr);
+  const uint32_t bulk_bar = smem_address(bs) + bulk_barrier_offset<kRowBytes>(a.k);
+  if constexpr (kBulk) stage_b_bulk(a, bs, bulk_bar, static_cast<uint32_t>(a.k * kRowBytes));
+  int pre_len = kBulk ? (row < a.m ? a.row_len[row] : 0)
+                      : stage_b_chunk<T, kRowNt, kBatch>(a, L, n0, ncols, sp.b_vec, sp.rotate,
+                                                         sp.async, bs,
+                                                         row < a.m ? a.row_len + row : nullptr);
   // Row k of the staged chunk is zero: where padding slots of a row's last step gather.
   const uint32_t zero_row = static_cast<uint32_t>(a.k);
-  for (int j = threadIdx.x; j < kRowNt; j += blockDim.x)
-    *reinterpret_cast<T*>(bs + L.element(zero_row, j)) = T(0.0f);
+  for (int j = threadIdx.x; j < kRowNt; j += blockDim.x) {
+    if constexpr (kContig32)
+      *reinterpret_cast<T*>(bs + zero_row * 32u + j * sizeof(T)) = T(0.0f);
+    else
+      *reinterpret_cast<T*>(bs + L.element(zero_row, j)) = T(0.0f);
+  }
   __syncthreads();
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if constexpr (kBulk) mbar_wait(bulk_bar, 0);  // the TMA unit's bytes have landed
+#endif
   // This lane's column part: its first plane (rows of >= 16 B; a part is whole planes).
   const unsigned char* bpart =
       kParts == 1 ? bs : bs + L.piece(0, part * (NT * static_cast<int>(sizeof(T)) / 16));
+  // Contiguous 32-byte rows: odd lanes read the second half first (gather_contig32).
+  const bool odd_lane = (lane_in_row & 1) != 0;
+  const unsigned char* bfirst = bs + (odd_lane ? 16 : 0);
+  const int bdelta = odd_lane ? -16 : 16;
+  auto gather = [&](float (&acc_)[NT], float v, uint32_t c) {
+    if constexpr (kContig32)
+      gather_contig32<T, NT>(acc_, bfirst, bdelta, v, c);
+    else
+      gather_staged<T, NT, kRowNt>(acc_, bpart, L, v, c);
+  };
 
   // Persistent: every thread runs the same passes (the whole warp reaches the shuffles).
   for (int64_t base = static_cast<int64_t>(blockIdx.x) * rows_per_pass; base < a.m;
@@ -414,7 +530,7 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
         }
 #pragma unroll
         for (int e = 0; e < kSlotVector; ++e)
-          gather_staged<T, NT, kRowNt>(acc, bpart, L, v[e], c[e]);
+          gather(acc, v[e], c[e]);
       };
       // Unrolled by two so cur and next keep their registers (a swap cost ~20 moves per step).
       for (int p = first; p < len; p += 2 * step) {
@@ -432,11 +548,11 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
         if (p + kSlotVector <= len) {
 #pragma unroll
           for (int e = 0; e < kSlotVector; ++e)
-            gather_staged<T, NT, kRowNt>(acc, bpart, L, v[e], c[e]);
+            gather(acc, v[e], c[e]);
         } else {
 #pragma unroll
           for (int e = 0; e < kSlotVector; ++e)
-            if (p + e < len) gather_staged<T, NT, kRowNt>(acc, bpart, L, v[e], c[e]);
+            if (p + e < len) gather(acc, v[e], c[e]);
         }
         const RawSlots<T, I> t = cur;
         cur = next;
@@ -455,9 +571,9 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
       const int64_t tail = a.m * a.stride;
       const int end = a.tail_ptr[row + 1];
       for (int t = a.tail_ptr[row] + sub; t < end; t += slot_lanes)
-        gather_staged<T, NT, kRowNt>(acc, bpart, L, to_float(values[tail + t]),
-                             static_cast<uint32_t>(indices[tail + t]));
+        gather(acc, to_float(values[tail + t]), static_cast<uint32_t>(indices[tail + t]));
     }
+    if constexpr (kContig32) unswap_contig32<NT>(acc, odd_lane);
     reduce_scatter_store<NT>(a, acc, row, active, sub, slot_lanes_log2, n0 + part * NT,
                              ncols - part * NT);
   }
@@ -480,6 +596,22 @@ struct StagedKernels {
       default: return slot_split_staged_kernel<T, I, 16, 1>;
     }
   }
+  /// The bulk-copy kernel of one chunk of nt columns (16-bit indices; rows of <= 16 or 32 B),
+  /// else nullptr.
+  static Fn pick_bulk(int nt) {
+    if constexpr (std::is_same_v<I, uint16_t>) {
+      switch (nt) {
+        case 1: return slot_split_staged_kernel<T, I, 1, 1, true>;
+        case 4: return slot_split_staged_kernel<T, I, 4, 1, true>;
+        case 8: return slot_split_staged_kernel<T, I, 8, 1, true>;
+        case 16:
+          if constexpr (sizeof(T) == 2) return slot_split_staged_kernel<T, I, 16, 1, true>;
+          return nullptr;
+        default: return nullptr;
+      }
+    }
+    return nullptr;
+  }
   static int threads(int nt, int parts) {
     switch (nt / parts) {
       case 1: return staged_threads<T, 1>();
@@ -494,6 +626,11 @@ struct StagedKernels {
               detail::load_kernel(reinterpret_cast<const void*>(pick(nt, 1)), smem_optin);
           err != cudaSuccess)
         return err;
+    for (int nt : kSlotNts)
+      if (const Fn fn = pick_bulk(nt); fn != nullptr)
+        if (const cudaError_t err = detail::load_kernel(reinterpret_cast<const void*>(fn), smem_optin);
+            err != cudaSuccess)
+          return err;
     return detail::load_kernel(reinterpret_cast<const void*>(pick(2 * kPartNt, 2)), smem_optin);
   }
 };
@@ -542,15 +679,22 @@ cudaError_t launch_slot_staged(const SpmmArgs& a, const EllConfig& cfg, cudaStre
   sp.async = async_staging(a.B.ld == cfg.nt, a.k * cfg.nt * elem);
   const unsigned chunks = static_cast<unsigned>((a.n + cfg.nt - 1) / cfg.nt);
   const int parts = cfg.col_parts;
+  // The TMA unit's bulk copy where the chunk is B's whole rows in one contiguous block (its
+  // bytes a multiple of 16); elsewhere the threads copy (the plan asked for it from the shape).
+  const bool bulk = cfg.bulk_copy && a.B.order == SPX_ORDER_ROW && a.n == cfg.nt &&
+                    a.B.ld == cfg.nt && parts == 1 && a.index16 && aligned16(a.B.ptr) &&
+                    (a.k * cfg.nt * elem) % 16 == 0;
   Fn fn;
   int threads;
   if (a.half) {
-    fn = a.index16 ? StagedKernels<__half, uint16_t>::pick(cfg.nt, parts)
-                   : StagedKernels<__half, int32_t>::pick(cfg.nt, parts);
+    fn = bulk ? StagedKernels<__half, uint16_t>::pick_bulk(cfg.nt)
+         : a.index16 ? StagedKernels<__half, uint16_t>::pick(cfg.nt, parts)
+                     : StagedKernels<__half, int32_t>::pick(cfg.nt, parts);
     threads = StagedKernels<__half, uint16_t>::threads(cfg.nt, parts);
   } else {
-    fn = a.index16 ? StagedKernels<float, uint16_t>::pick(cfg.nt, parts)
-                   : StagedKernels<float, int32_t>::pick(cfg.nt, parts);
+    fn = bulk ? StagedKernels<float, uint16_t>::pick_bulk(cfg.nt)
+         : a.index16 ? StagedKernels<float, uint16_t>::pick(cfg.nt, parts)
+                     : StagedKernels<float, int32_t>::pick(cfg.nt, parts);
     threads = StagedKernels<float, uint16_t>::threads(cfg.nt, parts);
   }
   if (fn == nullptr || cfg.lanes < 2 * parts) return cudaErrorInvalidValue;
