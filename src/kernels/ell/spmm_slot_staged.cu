@@ -245,10 +245,6 @@ __device__ __forceinline__ void unswap_contig32(float (&acc)[NT], bool odd) {
   }
 }
 
-/// Bytes per bulk copy: B's chunk goes as pieces of this size, each block starting at its own
-/// piece (all SMs copy the same bytes at once; see the thread copy's rotation).
-constexpr unsigned kBulkPieceBytes = 8192;
-
 /// Byte offset of the bulk copy's mbarrier: after the chunk and the zero row, 8-byte aligned
 /// (config.hpp: slot_stage_bytes reserves kSlotStageBarrierBytes for it).
 template <int kRowBytes>
@@ -269,6 +265,9 @@ __device__ __forceinline__ void stage_b_bulk(const SpmmArgs& a, unsigned char* b
   // The barrier's initialization visible to the async proxy (the TMA unit) before its copies.
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   mbar_arrive_expect_tx(bar, bytes);
+  // B's chunk goes as pieces of 8 KB, each block starting at its own piece (all SMs copy the
+  // same bytes at once; see the thread copy's rotation).
+  constexpr uint32_t kBulkPieceBytes = 8192;
   const uint32_t pieces = (bytes + kBulkPieceBytes - 1) / kBulkPieceBytes;
   const uint32_t start = (blockIdx.x * 61u % 128u) * pieces / 128u;
   const unsigned char* src = static_cast<const unsigned char*>(a.B.ptr);
