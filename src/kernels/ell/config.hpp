@@ -429,7 +429,8 @@ inline EllConfig row_config(const EllShape& s) {
 /// THE choice rule. Decode (n <= 16, A's bytes dominate): SlotSplit with B's chunk staged
 /// whenever one column of it fits, NT from slot_staged_nt_for (16-byte rows while that leaves
 /// at most two chunks), lanes from slot_staged_lanes_for (one pass of the grid); the threads
-/// copy B (the TMA copies were slower everywhere on the decode grid). RowMma on 16 columns is a
+/// copy B unless the TMA unit's bulk copy applies (slot_bulk_fits; its boxes of 16-32-byte rows
+/// were slower everywhere on the decode grid). RowMma on 16 columns is a
 /// candidate only: 22.1 us against 19.3 at 4096^2 x 16, 80 %. Above (n > 16): DenseMma (tensor-core GEMM tiles of the
 /// densified A; 3xTF32 for fp32) when it fits and its model beats the model of the gather kernel
 /// row_config picks, else that gather kernel. (Measured, H100, 60 %: fp32 1024 x 1024 x 16384
