@@ -348,21 +348,19 @@ TEST_CASE("configuration rule: the TMA unit copies one chunk of B's whole rows o
   CHECK(c.describe().find("bulk copy") != std::string::npos);
   // Where the TMA unit copies, one chunk of 32-byte rows also at 95 % (without it two chunks of
   // 16-byte rows: slot_wide_rows_pay fails there), and fp32 x 8 in one chunk of 8 columns.
-  {
-    ek::EllShape sparse = s;
-    sparse.width = 205;
-    CHECK(ek::choose_config(sparse).nt == 16);
-    CHECK(ek::choose_config(sparse).bulk_copy);
-    sparse.bulk_copy = false;
-    CHECK(ek::choose_config(sparse).nt == 8);
-    ek::EllShape f32 = s;
-    f32.n = 8;
-    f32.value_bytes = 4;
-    CHECK(ek::choose_config(f32).nt == 8);
-    CHECK(ek::choose_config(f32).bulk_copy);
-    f32.bulk_copy = false;
-    CHECK(ek::choose_config(f32).nt == 4);
-  }
+  auto check_chunks = [](ek::EllShape shape, int bulk_nt, int threads_nt) {
+    CHECK(ek::choose_config(shape).nt == bulk_nt);
+    CHECK(ek::choose_config(shape).bulk_copy);
+    shape.bulk_copy = false;
+    CHECK(ek::choose_config(shape).nt == threads_nt);
+  };
+  ek::EllShape sparse = s;
+  sparse.width = 205;
+  check_chunks(sparse, 16, 8);
+  ek::EllShape f32 = s;
+  f32.n = 8;
+  f32.value_bytes = 4;
+  check_chunks(f32, 8, 4);
   // The threads' copy of the same chunk stays a candidate.
   ek::EllConfig threads = c;
   threads.bulk_copy = false;
