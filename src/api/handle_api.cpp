@@ -6,6 +6,7 @@
 #include "api/objects.hpp"
 #include "api/validate.hpp"
 #include "core/log.hpp"
+#include "kernels/common/code_arch.hpp"
 
 extern "C" {
 
@@ -30,10 +31,12 @@ spxStatus_t spxCreate(spxHandle_t* handle) {
                 prop.major, prop.minor);
     h->cc_major = prop.major;
     h->cc_minor = prop.minor;
+    h->code_arch = spx::kernels::device_code_arch();
     h->sm_count = prop.multiProcessorCount;
     h->smem_per_block_optin = prop.sharedMemPerBlockOptin;
-    spx::log::info("spxCreate: device %d %s sm_%d%d, %d SMs", h->device, prop.name, prop.major,
-                   prop.minor, prop.multiProcessorCount);
+    spx::log::info("spxCreate: device %d %s sm_%d%d, %d SMs, device code for compute_%d",
+                   h->device, prop.name, prop.major, prop.minor, prop.multiProcessorCount,
+                   h->code_arch);
     *handle = h.release();
   });
 }

@@ -16,6 +16,9 @@ struct spxContext {
   spxPointerMode_t pointer_mode = SPX_POINTER_MODE_HOST;
   int sm_count = 0;
   int cc_major = 0, cc_minor = 0;
+  /// The architecture the library's device code runs as here (kernels/common/code_arch.hpp):
+  /// the sm_90 paths need 90, not just a compute capability of 9.
+  int code_arch = 0;
   size_t smem_per_block_optin = 0;  ///< bytes a block may opt in to (for the family kernels)
 };
 

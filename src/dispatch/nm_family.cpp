@@ -96,7 +96,7 @@ class NmSpmm final : public SpmmKernelPlan {
     base_.producer_last = env::flag("SPX_NM_PRODUCER") != 0;
     smem_optin_ = p.h.smem_per_block_optin;
     sm_count_ = p.h.sm_count;
-    bulk_device_ = p.h.cc_major >= 9;
+    bulk_device_ = p.h.code_arch >= 90;  // the tensor-copy kernel is sm_90 code
     device::check(knm::spmm_load(p.h.smem_per_block_optin), "loading the NM SpMM kernels");
     device::check(knm::relayout_load(), "loading the NM value re-layout kernel");
     a_t_ = device::Buffer(static_cast<size_t>(staging.kc_pad * staging.rows_pad) * sizeof(float));
@@ -296,7 +296,8 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
   const bool stage_b = p.B.order == SPX_ORDER_COL && env::flag("SPX_NM_STAGE_B") != 0;
   // sm_90 runs non-packed plans on the tensor-copy kernel (spmm_bulk.cuh) when B's rows allow
   // it, unless SPX_NM_BULK=0: its stages are sized for it (dense B rows in shared memory).
-  const bool bulk = p.h.cc_major >= 9 && env::flag("SPX_NM_BULK") != 0 &&
+  // (Its code exists where the library's device code runs as sm_90: code_arch, not cc_major.)
+  const bool bulk = p.h.code_arch >= 90 && env::flag("SPX_NM_BULK") != 0 &&
                     (stage_b || (p.B.order == SPX_ORDER_ROW && p.B.ld % 4 == 0));
 
   // Both stagings, then the packing decision from the model (or the override).

@@ -20,6 +20,10 @@
 using namespace spx::test;
 namespace ref = spx::ref;
 
+#ifndef SPX_TEST_SM90_CODE
+#define SPX_TEST_SM90_CODE 0
+#endif
+
 namespace {
 
 struct Case {
@@ -246,6 +250,9 @@ TEST_CASE("ELL decode: B's chunk copied by the TMA unit (sm_90) where it is B's 
   int device = 0, major = 0;
   REQUIRE(cudaGetDevice(&device) == cudaSuccess);
   REQUIRE(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess);
+  // The bulk copy is sm_90 code: taken where the library holds code for 90 or later
+  // (tests/gpu/CMakeLists.txt; a build for sm_80 only runs its sm_80 code on an H100).
+  const bool bulk_here = major >= 9 && SPX_TEST_SM90_CODE != 0;
   struct Shape {
     Types t;
     int64_t m, k, n, width;
@@ -269,7 +276,7 @@ TEST_CASE("ELL decode: B's chunk copied by the TMA unit (sm_90) where it is B's 
     const spxPlanInfo_t info = run_case(h.get(), c, e, {});
     INFO(c.what << "; config: " << info.config);
     CHECK((std::string(info.config).find("bulk copy") != std::string::npos) ==
-          (sh.rule_bulk && major >= 9));
+          (sh.rule_bulk && bulk_here));
     run_all_candidates(h.get(), c);
     ++variant;
   }
