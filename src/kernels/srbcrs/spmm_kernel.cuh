@@ -357,7 +357,8 @@ __global__ void __launch_bounds__(SpmmTile::kThreads) spmm_kernel(const KernelPa
       static_for<T::kMmaTiles>([&](auto tile_index) {
         constexpr int i = decltype(tile_index)::value;
         static_for<kSlices>([&](auto slice_index) {
-          constexpr int sl = decltype(slice_index)::value;
+          // (The native int4 mma has one slice: sl unused there.)
+          [[maybe_unused]] constexpr int sl = decltype(slice_index)::value;
           if constexpr (NativeInt4) {
             mma_m16n8k64<BSigned, ASigned>(acc[0][i], frag[i], sa[0][0], sa[0][1]);
           } else {
