@@ -56,6 +56,7 @@ class EllSpmm final : public SpmmKernelPlan {
     // device code must run as sm_90 here, code_arch, not only the device be one);
     // SPX_ELL_STAGE_BULK=0 leaves it to the threads (measurements).
     s.bulk_copy = p.h.code_arch >= 90 && env::flag("SPX_ELL_STAGE_BULK") != 0;
+    s.index16 = index16_;
     sm_count_ = s.sm_count;
     // Programmatic dependent launch of the decode kernel (griddepcontrol, sm_90 and later);
     // SPX_ELL_PDL=0 turns it off (measurements).

@@ -102,29 +102,31 @@ std::vector<int32_t> bank_order_row(const std::vector<int32_t>& cols) {
   return out;
 }
 
-int64_t bank_wavefronts_contig32(const std::vector<int32_t>& cols) {
+namespace {
+
+/// Sum over the position sets of the most lanes on one 16-byte bank group, lane i of a set (its
+/// i-th position) reading column c in group `group(c, i)` (0 .. kEllBankGroups - 1).
+template <class Group>
+int64_t set_wavefronts(const std::vector<int32_t>& cols, Group&& group) {
   int64_t total = 0;
   for_each_position_set(static_cast<int64_t>(cols.size()), [&](const std::vector<int64_t>& set) {
     int count[kEllBankGroups] = {};
     int worst = 0;
-    for (size_t i = 0; i < set.size(); ++i) {
-      const int group = 2 * (cols[set[i]] % 4) + static_cast<int>(i % 2);
-      worst = std::max(worst, ++count[group]);
-    }
+    for (size_t i = 0; i < set.size(); ++i)
+      worst = std::max(worst, ++count[group(cols[set[i]], static_cast<int>(i))]);
     total += worst;
   });
   return total;
 }
 
+}  // namespace
+
 int64_t bank_wavefronts(const std::vector<int32_t>& cols) {
-  int64_t total = 0;
-  for_each_position_set(static_cast<int64_t>(cols.size()), [&](const std::vector<int64_t>& set) {
-    int count[kEllBankGroups] = {};
-    int worst = 0;
-    for (int64_t p : set) worst = std::max(worst, ++count[cols[p] % kEllBankGroups]);
-    total += worst;
-  });
-  return total;
+  return set_wavefronts(cols, [](int32_t c, int) { return c % kEllBankGroups; });
+}
+
+int64_t bank_wavefronts_contig32(const std::vector<int32_t>& cols) {
+  return set_wavefronts(cols, [](int32_t c, int i) { return 2 * (c % 4) + i % 2; });
 }
 
 int64_t ell_padding(const std::vector<int32_t>& row_lengths, int64_t width) {

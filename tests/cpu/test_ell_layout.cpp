@@ -380,6 +380,10 @@ TEST_CASE("configuration rule: the TMA unit copies one chunk of B's whole rows o
   s.n = 8;
   s.b_row_major = false;
   CHECK_FALSE(ek::slot_bulk_fits(s, 8, 1));
+  s.b_row_major = true;
+  CHECK(ek::slot_bulk_fits(s, 8, 1));
+  s.index16 = false;  // 32-bit indices (k > 65536): the bulk-copy kernels take 16-bit ones
+  CHECK_FALSE(ek::slot_bulk_fits(s, 8, 1));
 }
 
 TEST_CASE("configuration rule: decode shapes split slots, large n tiles rows", "[ell]") {

@@ -111,6 +111,9 @@ struct EllShape {
   /// sm_90 and later: the TMA unit's 1-D bulk copy exists (the plan clears it under
   /// SPX_ELL_STAGE_BULK=0).
   bool bulk_copy = false;
+  /// The plan's column indices are 16-bit (planning/ell_layout.hpp: k <= 65536); the bulk-copy
+  /// kernels are instantiated for those only.
+  bool index16 = true;
 };
 
 /// After the staged chunk: the mbarrier that counts the bulk copy's bytes (8-byte aligned).
@@ -170,13 +173,14 @@ inline bool slot_wide_rows_pay(const EllShape& s, int nt) {
 }
 
 /// Whether the staged SlotSplit may have the TMA unit copy B's chunk (EllConfig::bulk_copy): one
-/// chunk of B's whole rows, k x nt x value bytes a multiple of 16 (row-major; the launch also
-/// checks ld == nt and 16-byte alignment and otherwise lets the threads copy), staged contiguously: rows of <= 16 B as they are, 32-byte
-/// rows (fp16 NT 16, fp32 NT 8, one part) with odd lanes reading a row's second half first
-/// (spmm_slot_staged.cu). Not 64-byte rows (fp32 NT 16: their planes stay).
+/// chunk of B's whole rows, k x nt x value bytes a multiple of 16, 16-bit indices (row-major;
+/// the launch also checks ld == nt and 16-byte alignment and otherwise lets the threads copy),
+/// staged contiguously: rows of <= 16 B as they are, 32-byte rows (fp16 NT 16, fp32 NT 8, one
+/// part) with odd lanes reading a row's second half first (spmm_slot_staged.cu). Not 64-byte
+/// rows (fp32 NT 16: their planes stay).
 inline bool slot_bulk_fits(const EllShape& s, int nt, int parts) {
   const int row_bytes = nt * s.value_bytes;
-  return s.bulk_copy && s.b_row_major && s.n == nt && parts == 1 &&
+  return s.bulk_copy && s.index16 && s.b_row_major && s.n == nt && parts == 1 &&
          (row_bytes <= 16 || row_bytes == 32) && s.k * row_bytes % 16 == 0;
 }
 
@@ -474,14 +478,10 @@ inline std::vector<EllConfig> candidate_configs(const EllShape& s) {
       slot.lanes = lanes;
       add(slot);
     }
-    // The rule's chunk copied by the threads instead of the TMA unit (or by it, if allowed).
-    {
-      EllConfig other = out.front();
-      if (other.kind == KernelKind::SlotSplit && other.stage_b &&
-          slot_bulk_fits(s, other.nt, other.col_parts)) {
-        other.bulk_copy = !other.bulk_copy;
-        add(other);
-      }
+    // The rule's chunk copied by the threads instead of the TMA unit.
+    if (EllConfig threads = out.front(); threads.bulk_copy) {
+      threads.bulk_copy = false;
+      add(threads);
     }
     // The other chunk width: the fitting NT when the rule halved it to 16-byte rows, else half
     // the rule's NT (twice the chunks: half the staged bytes per SM, A read twice).
