@@ -104,6 +104,13 @@ __device__ __forceinline__ void load_staged(const unsigned char* bs, const Stage
   }
 }
 
+/// Where this block starts its copy of B's chunk of `total` pieces: block b at (61 b mod 128) /
+/// 128 of the chunk, wrapping. All SMs stage the same bytes at once, and starting together they
+/// would all ask the same L2 lines at the same time (README, SlotSplit staged).
+__device__ __forceinline__ int64_t staging_start(int64_t total) {
+  return static_cast<int64_t>(blockIdx.x) * 61 % 128 * total / 128;
+}
+
 /// Copies B[:, n0 : n0 + ncols] into shared memory (StagedLayout), zero in the
 /// columns past ncols. b_vec: row-major B whose chunk rows are whole aligned 16-byte pieces.
 /// Returns *len_src (the lane's first row length; 0 when len_src is null), loaded once the copy's
@@ -124,11 +131,7 @@ __device__ __forceinline__ int stage_b_chunk(const SpmmArgs& a, const StagedLayo
     // Pieces fit 32 bits: the chunk fits shared memory.
     const int total = static_cast<int>(a.k) * kPieces;
     const int threads = static_cast<int>(blockDim.x);
-    // Each block starts at its own place in the chunk (rot): all SMs stage the same bytes at
-    // once, and starting together they would all ask the same L2 lines at the same time.
-    const int rot = rotate ? static_cast<int>(
-                                 (static_cast<int64_t>(blockIdx.x) * 61 % 128) * total / 128)
-                           : 0;
+    const int rot = rotate ? static_cast<int>(staging_start(total)) : 0;
     auto piece_of = [&](int it, int64_t& src, uint32_t& dst) {
       const int i = it + rot < total ? it + rot : it + rot - total;
       const int c = i / kPieces;
@@ -265,11 +268,10 @@ __device__ __forceinline__ void stage_b_bulk(const SpmmArgs& a, unsigned char* b
   // The barrier's initialization visible to the async proxy (the TMA unit) before its copies.
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   mbar_arrive_expect_tx(bar, bytes);
-  // B's chunk goes as pieces of 8 KB, each block starting at its own piece (all SMs copy the
-  // same bytes at once; see the thread copy's rotation).
+  // B's chunk goes as pieces of 8 KB, each block starting at its own piece (staging_start).
   constexpr uint32_t kBulkPieceBytes = 8192;
   const uint32_t pieces = (bytes + kBulkPieceBytes - 1) / kBulkPieceBytes;
-  const uint32_t start = (blockIdx.x * 61u % 128u) * pieces / 128u;
+  const uint32_t start = static_cast<uint32_t>(staging_start(pieces));
   const unsigned char* src = static_cast<const unsigned char*>(a.B.ptr);
   const uint32_t dst = smem_address(bs);
   for (uint32_t i = 0; i < pieces; ++i) {
