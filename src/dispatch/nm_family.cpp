@@ -85,6 +85,8 @@ struct Candidate {
   /// That copy runs beside the tensor-copy kernel, chunk by chunk (knm::StreamedB), instead of
   /// before it.
   bool stream_b;
+  /// Stream-K on the tensor-copy kernel (kernels/nm/stream_k.hpp); off: one block per tile.
+  knm::StreamKSchedule stream_k;
 };
 
 class NmSpmm final : public SpmmKernelPlan {
@@ -129,7 +131,8 @@ class NmSpmm final : public SpmmKernelPlan {
     device::check(cudaStreamSynchronize(p.h.stream), "re-laying out A's values into the plan");
   }
 
-  void add_candidate(TileId tile, int split, bool stage_b, bool bulk, bool stream_b = false) {
+  void add_candidate(TileId tile, int split, bool stage_b, bool bulk, bool stream_b = false,
+                     bool stream_k = false) {
     const int stages = base_.stages;
     int sps = stages, eff = 1;
     if (split > 1 && stages > 1) {
@@ -140,11 +143,34 @@ class NmSpmm final : public SpmmKernelPlan {
     stage_b = stage_b && b_order_ == SPX_ORDER_COL;
     bulk = bulk && bulk_device_ && !packing_ && (b_order_ == SPX_ORDER_ROW || stage_b);
     stream_b = stream_b && stage_b && bulk && eff == 1 && knm::spmm_bulk_streams(tile);
+    // Stream-K reads a row-major B: a column-major one copied before the kernel (not streamed:
+    // launch.hpp), which must then win back that copy too.
+    const knm::StreamKSchedule sk = stream_k && bulk && eff == 1 && !stream_b
+                                        ? stream_k_schedule(tile, stage_b ? 1.10 : 1.05)
+                                        : knm::StreamKSchedule{};
+    if (stream_k && !sk.on()) return;  // asked for stream-K where it does not apply
     for (const Candidate& c : candidates_)
       if (c.tile == tile && c.split == eff && c.stage_b == stage_b && c.bulk == bulk &&
-          c.stream_b == stream_b)
+          c.stream_b == stream_b && c.stream_k.on() == sk.on())
         return;
-    candidates_.push_back({tile, eff, sps, stage_b, bulk, stream_b});
+    candidates_.push_back({tile, eff, sps, stage_b, bulk, stream_b, sk});
+  }
+
+  /// Stream-K for the tile on this device (kernels/nm/stream_k.hpp): the schedule over the
+  /// tile's stream-K blocks per SM (0: it has no stream-K kernel) on every SM, or over
+  /// SPX_NM_STREAM_K_SLOTS block slots (tests: a schedule with many parts on a small shape).
+  /// Off unless it is predicted `gain` times faster than one block per tile (stream_k_pays), or
+  /// wherever a schedule exists with SPX_NM_STREAM_K=1.
+  knm::StreamKSchedule stream_k_schedule(TileId tile, double gain) const {
+    const TileShape& t = knm::tile_shape(tile);
+    const int64_t tiles = ((base_.m + t.bm - 1) / t.bm) * ((base_.n + t.bn - 1) / t.bn);
+    const int per_sm = knm::spmm_bulk_stream_k_occupancy(tile, base_);
+    if (per_sm <= 0) return {};
+    const int64_t forced = env::integer("SPX_NM_STREAM_K_SLOTS", 0);
+    const int64_t slots = forced >= 2 ? forced : static_cast<int64_t>(per_sm) * sm_count_;
+    const knm::StreamKSchedule sk = knm::plan_stream_k(tiles, base_.stages, slots);
+    if (env::flag("SPX_NM_STREAM_K") == 1 || knm::stream_k_pays(sk, slots, gain)) return sk;
+    return {};
   }
 
   void run(const spxContext& h, const SpmmCall& call) const override {
@@ -161,7 +187,9 @@ class NmSpmm final : public SpmmKernelPlan {
     const bool staging = c.stage_b && a.B.order == SPX_ORDER_COL;
     const kernels::DenseView col_b = a.B;
     if (staging) a.B = kernels::DenseView{ws, knm::staged_b_ld(a.n), SPX_R_32F, SPX_ORDER_ROW};
+    a.stream_k.schedule = c.stream_k;
     a.bulk = c.bulk && knm::spmm_bulk_ok(c.tile, a, smem_optin_);
+    if (!a.bulk) a.stream_k = knm::StreamKArgs{};
     if (staging) {
       const int64_t staged = knm::staged_b_bytes(a.k, a.n);
       if (a.bulk && c.stream_b && a.k > 0) {
@@ -182,6 +210,13 @@ class NmSpmm final : public SpmmKernelPlan {
         device::check(knm::stage_b_row_major(sb, h.stream), "launching the NM B staging copy");
         ws += staged;
       }
+    }
+    if (a.stream_k.schedule.on()) {
+      const TileShape& t = knm::tile_shape(c.tile);
+      a.stream_k.partials = reinterpret_cast<float*>(ws);
+      ws += knm::stream_k_partial_bytes(c.stream_k, t);
+      a.stream_k.counters = reinterpret_cast<uint32_t*>(ws);
+      ws += knm::stream_k_counter_bytes(c.stream_k, t);
     }
     a.workspace = reinterpret_cast<float*>(ws);
     device::check(knm::spmm(c.tile, a, h.stream), "launching the NM SpMM kernel");
@@ -210,13 +245,17 @@ class NmSpmm final : public SpmmKernelPlan {
     const Candidate& c = candidates_[static_cast<size_t>(candidate)];
     const TileShape& t = knm::tile_shape(c.tile);
     knm::SpmmArgs a = base_;
+    a.stream_k.schedule = c.stream_k;
+    // Stream-K: the blocks that share the last tiles (kernels/nm/stream_k.hpp).
+    char sk[32] = "off";
+    if (c.stream_k.on()) std::snprintf(sk, sizeof sk, "%lld", ll(c.stream_k.blocks));
     char buf[256];
     std::snprintf(
         buf, sizeof buf,
         "tile %s %dx%d (thread %dx%d, %d thr); %lld:%lld L %lld; w_s %d k_s %d; "
-        "packing %s; split-K %d; B %s C %s; depth %d; loads %s; smem %lld B",
+        "packing %s; split-K %d; stream-K %s; B %s C %s; depth %d; loads %s; smem %lld B",
         t.name, t.bm, t.bn, t.tm, t.tn, t.threads, ll(dims_.n), ll(dims_.m), ll(dims_.l), a.w_s,
-        a.k_s, packing_ ? "on" : "off", c.split,
+        a.k_s, packing_ ? "on" : "off", c.split, sk,
         b_order_ == SPX_ORDER_ROW
             ? "row"
             : (c.stream_b ? "col (staged row-major, streamed)"
@@ -234,6 +273,9 @@ class NmSpmm final : public SpmmKernelPlan {
       int64_t staged = c.stage_b ? knm::staged_b_bytes(base_.k, base_.n) : 0;
       if (c.stream_b)
         staged += knm::streamed_flag_bytes(base_.k, base_.n, knm::tile_shape(c.tile).bn);
+      const TileShape& t = knm::tile_shape(c.tile);
+      staged += knm::stream_k_partial_bytes(c.stream_k, t) +
+                knm::stream_k_counter_bytes(c.stream_k, t);
       most = std::max(most, staged + knm::spmm_workspace_bytes(a));
     }
     return static_cast<size_t>(most);
@@ -375,6 +417,12 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
   // A column-major B on the tensor-copy kernel is streamed beside it where the tile allows
   // (unless SPX_NM_STREAM_B=0); the copy before the kernel stays a search candidate.
   const bool stream_b = stage_b && env::flag("SPX_NM_STREAM_B") != 0;
+  // Stream-K where the last wave of tiles would leave enough slots idle to pay for it
+  // (kernels/nm/stream_k.hpp), unless SPX_NM_STREAM_K=0; it comes first when it applies (a
+  // column-major B then copied before the kernel instead of streamed beside it), and one block
+  // per tile stays a search candidate.
+  const bool stream_k = env::flag("SPX_NM_STREAM_K") != 0;
+  if (stream_k) k->add_candidate(choice.tile, choice.split, stage_b, bulk, false, true);
   k->add_candidate(choice.tile, choice.split, stage_b, bulk, stream_b);
   if (stream_b) k->add_candidate(choice.tile, choice.split, stage_b, bulk);
   for (int i = knm::kTileCount - 1; i >= 0; --i)

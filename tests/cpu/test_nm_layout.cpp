@@ -1,7 +1,8 @@
 // Host planning of the NM family (spx::plan nm_layout, kernels/nm/config.hpp): index validation,
 // stage geometry, the stage-relative rows (ridx) and col_info of packed loads on hand-checked
 // cases and on random patterns (every slot must map back to its column of A), metadata overhead
-// within 10 % of the values, the packing decision of the Eq. 3 model, and the tile choice.
+// within 10 % of the values, the packing decision of the Eq. 3 model, the tile choice, and the
+// stream-K schedule the tensor-copy kernel runs (kernels/nm/stream_k.hpp).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -13,6 +14,7 @@
 #include "core/error.hpp"
 #include "require_error.hpp"
 #include "kernels/nm/config.hpp"
+#include "kernels/nm/stream_k.hpp"
 #include "planning/nm_layout.hpp"
 
 namespace plan = spx::plan;
@@ -375,4 +377,113 @@ TEST_CASE("NM tile choice by shape", "[nm][config]") {
   // Small outputs keep the small tiles' utilization on either kernel.
   CHECK(knm::choose_tile(256, 256, 128, 132, all, true).tile ==
         knm::choose_tile(256, 256, 128, 132, all, false).tile);
+}
+
+TEST_CASE("NM stream-K: when the last wave is shared out", "[nm][stream-k]") {
+  // H100 / H200 Wide: 264 slots. 4096^3: 1024 tiles = 3 waves + 232 tiles (32 slots idle).
+  knm::StreamKSchedule s = knm::plan_stream_k(1024, 52, 264);
+  REQUIRE(s.on());
+  CHECK(s.dp_tiles == 792);
+  CHECK(s.blocks == 264);
+  CHECK(s.grid() == 792 + 264);
+  CHECK(s.region_tiles() == 232);
+  // Whole waves, or a last wave at least 9/10 full: off.
+  CHECK_FALSE(knm::plan_stream_k(1056, 52, 264).on());
+  CHECK_FALSE(knm::plan_stream_k(264 + 250, 52, 264).on());
+  CHECK(knm::plan_stream_k(264 + 237, 52, 264).on());
+  // Too few stages per tile, too few tiles (split-K's case), one slot: off.
+  CHECK_FALSE(knm::plan_stream_k(1024, knm::kStreamKMinStages - 1, 264).on());
+  CHECK_FALSE(knm::plan_stream_k(100, 52, 264).on());
+  CHECK_FALSE(knm::plan_stream_k(5, 52, 1).on());
+  CHECK(knm::plan_stream_k(5, 52, 1).grid() == 5);
+  // Fewer tiles than slots but at least half: every tile shared out.
+  s = knm::plan_stream_k(200, 52, 264);
+  REQUIRE(s.on());
+  CHECK(s.dp_tiles == 0);
+  // A short tail goes with the last full wave: 2 waves + 10 tiles -> 264 + 10 tiles shared.
+  s = knm::plan_stream_k(538, 52, 264);
+  REQUIRE(s.on());
+  CHECK(s.dp_tiles == 264);
+  CHECK(s.region_tiles() == 274);
+  CHECK(s.blocks == 2 * 264);
+  // Units past 31 bits: off.
+  CHECK_FALSE(knm::plan_stream_k(int64_t{1} << 24, 1000, 264).on());
+}
+
+TEST_CASE("NM stream-K is used where it pays for its slower tiles", "[nm][stream-k]") {
+  // 4096^3: 3.88 waves -> 3.88 x 1.02 + 0.06 = 4.02 waves, not faster than 4.
+  CHECK_FALSE(knm::stream_k_pays(knm::plan_stream_k(1024, 52, 264), 264, 1.05));
+  // 1.33 waves (5632 x 1024 output): 1.42 against 2.
+  CHECK(knm::stream_k_pays(knm::plan_stream_k(352, 52, 264), 264, 1.10));
+  // 3.15 waves (6656 x 2048): 3.27 against 4 -> 1.22x.
+  const knm::StreamKSchedule s = knm::plan_stream_k(832, 83, 264);
+  CHECK(knm::stream_k_pays(s, 264, 1.10));
+  CHECK_FALSE(knm::stream_k_pays(s, 264, 1.25));
+  // No schedule, nothing to pay for.
+  CHECK_FALSE(knm::stream_k_pays(knm::plan_stream_k(1056, 52, 264), 264, 1.0));
+}
+
+TEST_CASE("NM stream-K schedule covers every unit once, in at most three parts per tile",
+          "[nm][stream-k]") {
+  std::mt19937_64 rng(7);
+  int checked = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const int64_t slots = 2 + static_cast<int64_t>(rng() % 300);
+    const int64_t tiles = 1 + static_cast<int64_t>(rng() % (4 * slots));
+    const int64_t stages = knm::kStreamKMinStages + static_cast<int64_t>(rng() % 100);
+    const knm::StreamKSchedule s = knm::plan_stream_k(tiles, stages, slots);
+    if (!s.on()) continue;
+    ++checked;
+    INFO("tiles " << tiles << " stages " << stages << " slots " << slots);
+    REQUIRE(s.blocks % slots == 0);
+    REQUIRE(s.blocks <= 2 * slots);
+    REQUIRE(s.dp_tiles >= 0);
+    REQUIRE(s.dp_tiles < tiles);
+    REQUIRE(s.first_unit(0) == s.dp_tiles * stages);
+    REQUIRE(s.first_unit(s.blocks) == tiles * stages);
+    std::set<int64_t> slots_used;
+    for (int64_t j = 0; j < s.blocks; ++j) {
+      const int64_t b = s.first_unit(j), e = s.first_unit(j + 1);
+      // Every range is half a tile to a tile: at most two segments per block (the kernel's
+      // assumption), at most three parts per tile.
+      REQUIRE(2 * (e - b) >= stages - 1);
+      REQUIRE(e - b <= stages);
+      REQUIRE((e - 1) / stages - b / stages <= 1);
+      int partial = 0;
+      for (int64_t u = b; u < e;) {
+        const int64_t t = u / stages, seg_end = std::min(e, (t + 1) * stages);
+        REQUIRE(s.block_of(u) == j);
+        REQUIRE(s.block_of(seg_end - 1) == j);
+        const bool whole = u == t * stages && seg_end == (t + 1) * stages;
+        if (!whole) {
+          ++partial;
+          const int64_t first = s.first_block(t), last = s.last_block(t);
+          REQUIRE(first <= j);
+          REQUIRE(j <= last);
+          REQUIRE(last - first + 1 >= 2);
+          REQUIRE(last - first + 1 <= 3);
+          const int64_t slot = s.slot(j, t);
+          REQUIRE(slot >= 0);
+          REQUIRE(slot < s.slots());
+          REQUIRE(slots_used.insert(slot).second);  // one slot per partial segment
+        } else {
+          REQUIRE(s.first_block(t) == j);
+          REQUIRE(s.last_block(t) == j);
+        }
+        u = seg_end;
+      }
+      REQUIRE(partial <= 2);
+    }
+    // The parts of every shared tile are its blocks first_block .. last_block, in order along k.
+    for (int64_t t = s.dp_tiles; t < tiles; ++t) {
+      int64_t covered = t * stages;
+      for (int64_t j = s.first_block(t); j <= s.last_block(t); ++j) {
+        const int64_t b = std::max(s.first_unit(j), t * stages);
+        REQUIRE(b == covered);
+        covered = std::min(s.first_unit(j + 1), (t + 1) * stages);
+      }
+      REQUIRE(covered == (t + 1) * stages);
+    }
+  }
+  CHECK(checked > 500);
 }

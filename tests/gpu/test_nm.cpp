@@ -41,6 +41,8 @@ struct NmCase {
   std::string tile;  ///< "": the plan decides
   int stage_b = -1;  ///< column-major B staged row-major: -1 default, 0 / 1 forced
   int stream_b = -1;  ///< that copy streamed beside the tensor-copy kernel: -1 default, 0 off
+  int stream_k = -1;  ///< stream-K on the tensor-copy kernel: -1 default, 0 off
+  int64_t sk_slots = 0;  ///< > 0: the block slots stream-K plans for (SPX_NM_STREAM_K_SLOTS)
   /// Call once into a scratch C with the same workspace before the checked call (state the plan
   /// leaves in the workspace, e.g. the streamed copy's flags, must not leak into the next call).
   bool call_twice = false;
@@ -57,6 +59,7 @@ struct NmCase {
            " beta " + std::to_string(beta) + ", ld pad " + std::to_string(ld_pad) + ", packing " +
            std::to_string(packing) + ", split " + std::to_string(split) + ", tile '" + tile +
            "', stage B " + std::to_string(stage_b) + " stream B " + std::to_string(stream_b) +
+           " stream-K " + std::to_string(stream_k) + " slots " + std::to_string(sk_slots) +
            (call_twice ? ", called twice" : "") + (device_scalars ? ", device scalars" : "") +
            (b_misaligned_at_execute ? ", B misaligned at execute" : "") + ", seed " +
            std::to_string(seed);
@@ -99,6 +102,8 @@ spxPlanInfo_t run_case(spxHandle_t h, const NmCase& c, int64_t* failures) {
     EnvOverride t("SPX_NM_FORCE_TILE", c.tile);
     EnvOverride b("SPX_NM_STAGE_B", c.stage_b < 0 ? "" : std::to_string(c.stage_b));
     EnvOverride f("SPX_NM_STREAM_B", c.stream_b < 0 ? "" : std::to_string(c.stream_b));
+    EnvOverride k("SPX_NM_STREAM_K", c.stream_k < 0 ? "" : std::to_string(c.stream_k));
+    EnvOverride ks("SPX_NM_STREAM_K_SLOTS", c.sk_slots <= 0 ? "" : std::to_string(c.sk_slots));
     st = spxSpMM_analyze(h, dA.get(), dB.get(), dC.get(), SPX_R_32F, SPX_SPMM_ALG_NM, &raw);
   }
   if (st != SPX_STATUS_SUCCESS) {
@@ -375,6 +380,72 @@ TEST_CASE("NM column-major B streamed row-major beside the tensor-copy kernel", 
       const bool wide = config.find("tile wide") != std::string::npos;
       CHECK(streamed == (tma && stream == 1 && wide));
     }
+  CHECK(failures == 0);
+}
+
+TEST_CASE("NM stream-K: the last wave of tiles shared out", "[nm][spmm]") {
+  // sm_90, Wide tile (kernels/nm/stream_k.hpp), forced on wherever a schedule exists
+  // (SPX_NM_STREAM_K=1). The block slots the schedule plans for are forced small
+  // (SPX_NM_STREAM_K_SLOTS), so that a small product has every kind of schedule: a tail of half
+  // a wave or more shared out over one wave of blocks (up to three parts per tile), a short tail
+  // shared with the last full wave over two waves of blocks, fewer tiles than slots (no whole
+  // tiles at all), and a nearly full last wave (off). Tails in m, n and k (inside a stage), both
+  // orders of B (a column-major one copied row-major before the kernel) and C, alpha and beta;
+  // each case is called twice with one workspace (its counters are zeroed per call: the
+  // workspace starts as garbage). The last shape runs the device's own slot count. Elsewhere the
+  // same cases run without stream-K.
+  const bool tma = tensor_copies_here();
+  UniqueHandle h = make_handle();
+  int64_t failures = 0;
+  struct Shape {
+    int64_t m, k, n, N, M, L, slots;
+    bool expect;  ///< stream-K expected on (with the tensor-copy kernel)
+  };
+  const Shape shapes[] = {
+      {608, 2000, 520, 3, 8, 32, 7, true},    // 25 tiles: 21 whole, 4 over 7 blocks
+      {640, 2048, 640, 2, 4, 32, 10, true},   // 25 tiles: 20 whole, 5 over 10 blocks (ranges 1/2)
+      {592, 2504, 520, 1, 4, 16, 8, true},    // 25 tiles: 16 whole, 1 + 8 over 16 blocks
+      {640, 2000, 620, 1, 8, 64, 40, true},   // 25 tiles, all over 40 blocks
+      {608, 2000, 520, 3, 8, 32, 26, false},  // 25 of 26 slots busy: off
+      {1152, 1600, 1900, 3, 8, 32, 0, false}, // 135 tiles: the device's slots (264 on H100)
+  };
+  uint64_t seed = 15000;
+  int index = 0, shared = 0;
+  for (const Shape& sh : shapes)
+    for (int orders = 0; orders < 2; ++orders) {
+      NmCase c;
+      c.m = sh.m;
+      c.k = sh.k;
+      c.n = sh.n;
+      c.N = sh.N;
+      c.M = sh.M;
+      c.L = sh.L;
+      c.tile = "wide";
+      c.sk_slots = sh.slots;
+      c.stream_k = 1;  // wherever a schedule exists (by default only where it pays)
+      c.b_order = ((index + orders) % 2) ? SPX_ORDER_ROW : SPX_ORDER_COL;
+      c.c_order = orders ? SPX_ORDER_ROW : SPX_ORDER_COL;
+      c.alpha = kAlphaBeta[index % 3][0];
+      c.beta = kAlphaBeta[index % 3][1];
+      c.packing = 0;
+      c.split = 1;
+      c.call_twice = true;
+      c.seed = seed++;
+      ++index;
+      const spxPlanInfo_t info = run_case(h.get(), c, &failures);
+      const std::string config = info_config(info);
+      INFO(c.what() << "\n  config " << config);
+      const bool on = config.find("stream-K off") == std::string::npos &&
+                      config.find("stream-K ") != std::string::npos;
+      if (sh.slots > 0) CHECK(on == (tma && sh.expect));
+      shared += on ? 1 : 0;
+      // One block per tile (SPX_NM_STREAM_K=0) on the same case: the same product.
+      c.stream_k = 0;
+      c.seed = seed++;
+      const spxPlanInfo_t off = run_case(h.get(), c, &failures);
+      CHECK(info_config(off).find("stream-K off") != std::string::npos);
+    }
+  WARN(shared << " of " << index << " stream-K cases shared their last tiles");
   CHECK(failures == 0);
 }
 

@@ -9,6 +9,7 @@
 
 #include "kernels/common/args.hpp"
 #include "kernels/nm/config.hpp"
+#include "kernels/nm/stream_k.hpp"
 
 namespace spx::kernels::nm {
 
@@ -42,6 +43,24 @@ inline int64_t streamed_flag_bytes(int64_t k, int64_t n, int64_t bn) {
   return (flags * 4 + 255) / 256 * 256;
 }
 
+/// Stream-K on the tensor-copy kernel (stream_k.hpp): the schedule, and the workspace its parts
+/// meet in. Off when schedule.blocks == 0. Not with a streamed B (launch.hpp: StreamedB): its
+/// copy's block does not fit beside two stream-K blocks (232 registers each) on an SM.
+struct StreamKArgs {
+  StreamKSchedule schedule{};
+  int64_t m_tiles = 0;           ///< tiles along m: tile t is m-tile t % m_tiles, n-tile t / m_tiles
+  float* partials = nullptr;     ///< [schedule.slots()][BM * BN]: the parts' partial products
+  uint32_t* counters = nullptr;  ///< [region tiles][warps per block], zero when the launch starts
+};
+/// Workspace of a stream-K launch of a tile: partial products, then the counters (256-byte
+/// aligned each).
+inline int64_t stream_k_partial_bytes(const StreamKSchedule& s, const TileShape& t) {
+  return s.on() ? (s.slots() * t.bm * t.bn * 4 + 255) / 256 * 256 : 0;
+}
+inline int64_t stream_k_counter_bytes(const StreamKSchedule& s, const TileShape& t) {
+  return s.on() ? (s.region_tiles() * (t.threads / 32) * 4 + 255) / 256 * 256 : 0;
+}
+
 /// Everything one NM SpMM launch needs. The A side is the plan's copy: values re-laid out as
 /// a_t[kc_pad][rows_pad] (slot-major, zero padding) and the stage-relative rows ridx.
 struct SpmmArgs {
@@ -68,6 +87,8 @@ struct SpmmArgs {
   DenseView B{}, C{};
   Scalars scalars{};
   float* workspace = nullptr;  ///< split > 1: split partial products of C, in C's order, ld m or n
+  /// bulk, split == 1: stream-K (last, after every field the other kernels read).
+  StreamKArgs stream_k{};
 };
 
 /// The tensor-copy kernel (sm_90, spmm_bulk.cuh) for a non-packed plan: whether it can run this
@@ -77,6 +98,9 @@ struct SpmmArgs {
 bool spmm_bulk_ok(TileId tile, const SpmmArgs& a, size_t smem_optin);
 cudaError_t spmm_bulk(TileId tile, const SpmmArgs& a, cudaStream_t stream);
 cudaError_t spmm_bulk_load(size_t smem_optin);
+/// Blocks per SM of the tile's stream-K kernel (spmm_stream_k.cuh) with this launch's stages; 0
+/// when the tile has no stream-K kernel.
+int spmm_bulk_stream_k_occupancy(TileId tile, const SpmmArgs& a);
 /// Whether the tile has a streamed-B kernel (the Wide tile: its two blocks per SM leave room for
 /// the copy's block; spmm_bulk.cu).
 bool spmm_bulk_streams(TileId tile);

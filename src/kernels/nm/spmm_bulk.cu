@@ -53,6 +53,11 @@ int box_rows_for(int k_s) {
 template <class T>
 constexpr bool kStreams = T::kTN == 16 && T::kThreads == 128;
 
+/// Tiles with a stream-K kernel (spmm_bulk.cuh, kStreamK): the Wide tile, the tile of the shapes
+/// whose last wave is worth sharing out.
+template <class T>
+constexpr bool kStreamK = kStreams<T>;
+
 template <class T>
 cudaError_t launch(const SpmmArgs& in, cudaStream_t stream) {
   SpmmArgs a = in;
@@ -65,6 +70,24 @@ cudaError_t launch(const SpmmArgs& in, cudaStream_t stream) {
                   static_cast<unsigned>((a.n + T::kBN - 1) / T::kBN),
                   static_cast<unsigned>(a.split));
   const size_t smem = static_cast<size_t>(detail::bulk_smem_bytes<T>(a));
+  // Stream-K: a 1-D grid over the schedule; its tile counters start at zero (the workspace is
+  // the caller's and holds anything).
+  const StreamKSchedule& sk = a.stream_k.schedule;
+  if (sk.on()) {
+    if (!kStreamK<T> || a.split != 1 || a.streamed.copy_blocks > 0 ||
+        sk.tiles != static_cast<int64_t>(grid.x) * grid.y || sk.stages != a.stages ||
+        a.stream_k.partials == nullptr || a.stream_k.counters == nullptr)
+      return cudaErrorInvalidValue;
+    if constexpr (kStreamK<T>) {
+      a.stream_k.m_tiles = grid.x;
+      const size_t counters = static_cast<size_t>(sk.region_tiles()) * (T::kThreads / 32);
+      cudaError_t err = cudaMemsetAsync(a.stream_k.counters, 0, counters * 4, stream);
+      if (err != cudaSuccess) return err;
+      detail::spmm_bulk_kernel<T, false, true>
+          <<<static_cast<unsigned>(sk.grid()), T::kThreads, smem, stream>>>(a, map_a, map_b);
+      return cudaGetLastError();
+    }
+  }
   if (a.streamed.copy_blocks > 0) {
     if constexpr (kStreams<T>) {
       // The copy first, then the product as its programmatic dependent (stream_b.cu: why that
@@ -89,25 +112,42 @@ int64_t smem_of(const SpmmArgs& a) {
   return detail::bulk_smem_bytes<T>(a);
 }
 
-template <class T, bool kStreamed>
-cudaError_t load_one(size_t smem_optin) {
+template <class Kernel>
+cudaError_t load_kernel(Kernel kernel, size_t smem_optin) {
   cudaFuncAttributes attr;
-  cudaError_t err = cudaFuncGetAttributes(&attr, detail::spmm_bulk_kernel<T, kStreamed>);
+  cudaError_t err = cudaFuncGetAttributes(&attr, kernel);
   if (err != cudaSuccess) return err;
-  err = cudaFuncSetAttribute(detail::spmm_bulk_kernel<T, kStreamed>,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+  err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(smem_optin));
   if (err != cudaSuccess) return err;
-  return cudaFuncSetAttribute(detail::spmm_bulk_kernel<T, kStreamed>,
-                              cudaFuncAttributePreferredSharedMemoryCarveout,
+  return cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
                               cudaSharedmemCarveoutMaxShared);
 }
 
 template <class T>
 cudaError_t load(size_t smem_optin) {
-  const cudaError_t err = load_one<T, false>(smem_optin);
-  if constexpr (kStreams<T>) return err == cudaSuccess ? load_one<T, true>(smem_optin) : err;
+  cudaError_t err = load_kernel(detail::spmm_bulk_kernel<T, false>, smem_optin);
+  if constexpr (kStreams<T>)
+    if (err == cudaSuccess) err = load_kernel(detail::spmm_bulk_kernel<T, true>, smem_optin);
+  if constexpr (kStreamK<T>)
+    if (err == cudaSuccess)
+      err = load_kernel(detail::spmm_bulk_kernel<T, false, true>, smem_optin);
   return err;
+}
+
+/// Blocks of the tile's stream-K kernel one SM holds with this launch's shared memory (0: the
+/// tile has none).
+template <class T>
+int stream_k_occupancy(const SpmmArgs& a) {
+  if constexpr (kStreamK<T>) {
+    int blocks = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &blocks, detail::spmm_bulk_kernel<T, false, true>, T::kThreads,
+            static_cast<size_t>(detail::bulk_smem_bytes<T>(a))) != cudaSuccess)
+      return 0;
+    return blocks;
+  }
+  return 0;
 }
 
 }  // namespace
@@ -148,6 +188,17 @@ cudaError_t spmm_bulk(TileId tile, const SpmmArgs& a, cudaStream_t stream) {
     case TileId::Wide: return launch<WideTile>(a, stream);
   }
   return cudaErrorInvalidValue;
+}
+
+int spmm_bulk_stream_k_occupancy(TileId tile, const SpmmArgs& a) {
+  switch (tile) {
+    case TileId::Small: return stream_k_occupancy<SmallTile>(a);
+    case TileId::Medium: return stream_k_occupancy<MediumTile>(a);
+    case TileId::Large: return stream_k_occupancy<LargeTile>(a);
+    case TileId::Huge: return stream_k_occupancy<HugeTile>(a);
+    case TileId::Wide: return stream_k_occupancy<WideTile>(a);
+  }
+  return 0;
 }
 
 cudaError_t spmm_bulk_load(size_t smem_optin) {

@@ -24,6 +24,7 @@
 
 #include "kernels/common/mbarrier.cuh"
 #include "kernels/nm/spmm_kernel.cuh"
+#include "kernels/nm/spmm_stream_k.cuh"
 
 namespace spx::kernels::nm::detail {
 
@@ -111,59 +112,112 @@ __device__ __forceinline__ void produce_stage(const SpmmArgs& a, const void* map
   cp_async_arrive_noinc(full);
 }
 
+/// The tensor-copy kernels' shared memory (config.hpp's bulk_smem_bytes): `depth` stage buffers,
+/// every region 128-byte aligned, then the full / empty mbarriers, the per-buffer counts of warps
+/// done and, with a streamed B, the first chunk of the tile's panel not yet seen copied.
+template <class T>
+struct BulkSmem {
+  unsigned char* base;
+  int a_bytes, b_bytes, stage_bytes;
+  unsigned bars;
+  unsigned* done;              ///< warps done with each buffer so far (last-finisher producer)
+  volatile int* stream_ready;  ///< streamed B (launch.hpp: StreamedB)
+
+  __device__ __forceinline__ BulkSmem(unsigned char* smem_raw, const SpmmArgs& a, int groups) {
+    // Tensor copies write 128-byte aligned shared memory: align the base (the host adds the
+    // slack).
+    base = smem_raw + ((128u - (smem_address(smem_raw) & 127u)) & 127u);
+    a_bytes = (a.w_s * T::kBM * 4 + 127) & ~127;
+    b_bytes = (a.k_s * T::kBN * 4 + 127) & ~127;
+    const int i_bytes = (groups * a.w_s * 2 + 4 + 127) & ~127;
+    stage_bytes = a_bytes + b_bytes + i_bytes;
+    bars = smem_address(base + a.depth * stage_bytes);
+    done = reinterpret_cast<unsigned*>(base + a.depth * stage_bytes + 16 * kMaxDepth);
+    stream_ready = reinterpret_cast<int*>(base + a.depth * stage_bytes + 20 * kMaxDepth);
+  }
+  __device__ __forceinline__ StageBuffer buffer(int which) const {
+    unsigned char* b = base + which * stage_bytes;
+    return StageBuffer{reinterpret_cast<float*>(b), reinterpret_cast<float*>(b + a_bytes),
+                       reinterpret_cast<uint16_t*>(b + a_bytes + b_bytes), nullptr, nullptr};
+  }
+  __device__ __forceinline__ unsigned full(int which) const { return bars + 8u * which; }
+  __device__ __forceinline__ unsigned empty(int which) const {
+    return bars + 8u * (kMaxDepth + which);
+  }
+  /// Threads 0 .. depth - 1 set up their buffer's barriers, counter and lookahead zeros; the
+  /// caller fences the initialization and synchronizes the block.
+  __device__ __forceinline__ void init(int depth, int groups, int w_s) const {
+    if (threadIdx.x < depth) {
+      // The 4 bytes after the last group's indices (read as row 0 by compute_stage's lookahead).
+      *reinterpret_cast<uint32_t*>(buffer(threadIdx.x).idx + groups * w_s) = 0u;
+      mbar_init(full(threadIdx.x), 33u);  // lane 0's expect_tx + 32 lanes' cp.async arrivals
+      mbar_init(empty(threadIdx.x), T::kThreads);
+      done[threadIdx.x] = 0u;
+    }
+    if (threadIdx.x == 0) *stream_ready = 0;
+  }
+};
+
 /// kStreamed: a column-major B is copied row-major beside this kernel (StreamedB); a separate
 /// instantiation, so that the plain kernel keeps its registers.
-template <class T, bool kStreamed>
+/// kStreamK: the grid runs a stream-K schedule (a.stream_k, stream_k.hpp; 1-D grid, last-finisher
+/// producer only): a block computes at most two segments, the rest of one tile's stages and the
+/// start of the next tile's, with the same stage loop; a segment that is not a whole tile meets
+/// its other parts in stream_k_part (spmm_stream_k.cuh). The stage loop is this kernel's own
+/// rather than a loop over (tile, stage) units: ptxas lays out the accumulators of the inner loop
+/// by the code around it, and the variants with a loop of their own ran 3-17 % slower per tile
+/// (H100, 4096^3); this one runs 2 % slower (stream_k.hpp: kStreamKTileCost).
+template <class T, bool kStreamed, bool kStreamK = false>
 __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     spmm_bulk_kernel(const SpmmArgs a, const __grid_constant__ CUtensorMap map_a,
                      const __grid_constant__ CUtensorMap map_b) {
+  static_assert(!(kStreamed && kStreamK), "stream-K reads a row-major B (launch.hpp)");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   extern __shared__ __align__(128) unsigned char smem_raw[];
-  // Tensor copies write 128-byte aligned shared memory: align the base (the host adds the slack).
-  unsigned char* smem = smem_raw + ((128u - (smem_address(smem_raw) & 127u)) & 127u);
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int ty = (warp / T::kWarpsX) * T::kWarpRows + lane / T::kWarpCols;
   const int tx = (warp % T::kWarpsX) * T::kWarpCols + lane % T::kWarpCols;
-  const int64_t m0 = static_cast<int64_t>(blockIdx.x) * T::kBM;
-  const int64_t n0 = static_cast<int64_t>(blockIdx.y) * T::kBN;
+  int64_t m0 = static_cast<int64_t>(blockIdx.x) * T::kBM;
+  int64_t n0 = static_cast<int64_t>(blockIdx.y) * T::kBN;
   const int groups = T::kBM >= a.l ? static_cast<int>(T::kBM / a.l) : 1;
   const int group = static_cast<int>((ty * T::kTM) / a.l);
 
-  // The layout of config.hpp's bulk_stage_bytes: every region 128-byte aligned.
-  const int a_bytes = (a.w_s * T::kBM * 4 + 127) & ~127;
-  const int b_bytes = (a.k_s * T::kBN * 4 + 127) & ~127;
-  const int i_bytes = (groups * a.w_s * 2 + 4 + 127) & ~127;
-  const int stage_bytes = a_bytes + b_bytes + i_bytes;
+  const BulkSmem<T> sm(smem_raw, a, groups);
   const int depth = a.depth;
-  auto buffer = [&](int which) {
-    unsigned char* base = smem + which * stage_bytes;
-    return StageBuffer{reinterpret_cast<float*>(base), reinterpret_cast<float*>(base + a_bytes),
-                       reinterpret_cast<uint16_t*>(base + a_bytes + b_bytes), nullptr, nullptr};
-  };
-  const unsigned bars = smem_address(smem + depth * stage_bytes);
-  auto full = [&](int which) { return bars + 8u * which; };
-  auto empty = [&](int which) { return bars + 8u * (kMaxDepth + which); };
-  // Warps done with each buffer so far (the last-finisher producer scheme).
-  unsigned* done = reinterpret_cast<unsigned*>(smem + depth * stage_bytes + 16 * kMaxDepth);
-  // Streamed B: the first chunk of this tile's panel not yet seen copied (config.hpp).
-  volatile int* stream_ready = reinterpret_cast<int*>(smem + depth * stage_bytes + 20 * kMaxDepth);
+  auto buffer = [&](int which) { return sm.buffer(which); };
+  auto full = [&](int which) { return sm.full(which); };
+  auto empty = [&](int which) { return sm.empty(which); };
+  unsigned* done = sm.done;
+  volatile int* stream_ready = sm.stream_ready;
 
-  if (threadIdx.x < depth) {
-    // The 4 bytes after the last group's indices (read as row 0 by compute_stage's lookahead).
-    *reinterpret_cast<uint32_t*>(buffer(threadIdx.x).idx + groups * a.w_s) = 0u;
-    mbar_init(full(threadIdx.x), 33u);  // lane 0's expect_tx + 32 lanes' cp.async arrivals
-    mbar_init(empty(threadIdx.x), T::kThreads);
-    done[threadIdx.x] = 0u;
-  }
-  if (threadIdx.x == 0) *stream_ready = 0;
+  sm.init(depth, groups, a.w_s);
   // The next call's copy (this kernel's programmatic dependent) may launch once every block has
   // started; it waits for this grid to complete before it touches memory.
   if constexpr (kStreamed) asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   __syncthreads();
 
-  const int s_begin = blockIdx.z * a.stages_per_split;
-  const int s_end = min(a.stages, s_begin + a.stages_per_split);
+  int s_begin = blockIdx.z * a.stages_per_split;
+  int s_end = min(a.stages, s_begin + a.stages_per_split);
+  // Stream-K: this segment's tile, and the stages [0, next_end) of the tile after it that the
+  // block computes next (none when next_end <= 0).
+  int tile = 0, next_end = 0;
+  if constexpr (kStreamK) {
+    const StreamKSchedule& sk = a.stream_k.schedule;
+    const int st = a.stages;
+    const bool whole_tile = blockIdx.x < sk.dp_tiles;
+    const int u0 = whole_tile ? static_cast<int>(blockIdx.x) * st
+                              : static_cast<int>(sk.first_unit(blockIdx.x - sk.dp_tiles));
+    const int u1 =
+        whole_tile ? u0 + st : static_cast<int>(sk.first_unit(blockIdx.x - sk.dp_tiles + 1));
+    tile = u0 / st;
+    s_begin = u0 - tile * st;
+    s_end = min(st, u1 - tile * st);
+    next_end = u1 - (tile + 1) * st;
+    const int mt = static_cast<int>(a.stream_k.m_tiles);
+    m0 = static_cast<int64_t>(tile % mt) * T::kBM;
+    n0 = static_cast<int64_t>(tile / mt) * T::kBN;
+  }
 
   float acc[T::kTM][T::kTN];
 #pragma unroll
@@ -175,12 +229,15 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     // The warp that finishes a stage last refills its buffer with the stage `depth` later, at
     // once: no warp waits for a free buffer, and the copies start as early as they can.
     constexpr unsigned kWarps = T::kThreads / 32;
-    if (warp == 0)
-      for (int i = 0; i < depth && s_begin + i < s_end; ++i)
-        produce_stage<T, kStreamed>(a, &map_a, &map_b, buffer(i), full(i), s_begin + i, m0, n0,
-                                    groups, stream_ready);
     int cur = 0;
     unsigned phase = 0;
+    for (;;) {  // stream-K: the block's segments; otherwise once
+    if (warp == 0)
+      for (int i = 0; i < depth && s_begin + i < s_end; ++i) {
+        const int b = kStreamK ? (cur + i) % depth : i;
+        produce_stage<T, kStreamed>(a, &map_a, &map_b, buffer(b), full(b), s_begin + i, m0, n0,
+                                    groups, stream_ready);
+      }
     for (int s = s_begin; s < s_end; ++s) {
       mbar_wait(full(cur), phase);
       // The warp counts itself done with the buffer inside compute_stage, before its last slot's
@@ -209,9 +266,33 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
         phase ^= 1u;
       }
     }
-    store_tile<T>(a, acc, m0 + ty * T::kTM, n0 + tx * 4);
-    return;
+    if constexpr (!kStreamK) {
+      store_tile<T>(a, acc, m0 + ty * T::kTM, n0 + tx * 4);
+      return;
+    } else {
+      const StreamKSchedule& sk = a.stream_k.schedule;
+      if ((s_begin == 0 && s_end == a.stages) ||
+          stream_k_part<T>(a.stream_k, acc, tile, blockIdx.x - sk.dp_tiles))
+        store_tile<T>(a, acc, m0 + ty * T::kTM, n0 + tx * 4);
+      if (next_end <= 0) return;
+      // The next tile's first stages: every warp is done with every buffer before warp 0 refills
+      // them (the pipeline restarts once per stream-K block).
+      ++tile;
+      const int mt = static_cast<int>(a.stream_k.m_tiles);
+      __syncthreads();
+      m0 = static_cast<int64_t>(tile % mt) * T::kBM;
+      n0 = static_cast<int64_t>(tile / mt) * T::kBN;
+      s_begin = 0;
+      s_end = next_end;
+      next_end = 0;
+#pragma unroll
+      for (int i = 0; i < T::kTM; ++i)
+#pragma unroll
+        for (int j = 0; j < T::kTN; ++j) acc[i][j] = 0.0f;
+    }
+    }
   }
+  if constexpr (kStreamK) return;  // stream-K plans use the last-finisher producer only
 
   const int ahead = depth - 1;
   if (warp == 0)
