@@ -66,6 +66,18 @@ struct NmCase {
   }
 };
 
+/// A case of the given shape (A m x k, B k x n) and N:M pattern in groups of L rows.
+NmCase shaped_case(int64_t m, int64_t k, int64_t n, int64_t N, int64_t M, int64_t L) {
+  NmCase c;
+  c.m = m;
+  c.k = k;
+  c.n = n;
+  c.N = N;
+  c.M = M;
+  c.L = L;
+  return c;
+}
+
 struct NmOperands {
   HostSparse A;
   HostDense B, C;
@@ -352,13 +364,7 @@ TEST_CASE("NM column-major B streamed row-major beside the tensor-copy kernel", 
   int index = 0;
   for (const Shape& sh : shapes)
     for (int stream : {1, 0}) {
-      NmCase c;
-      c.m = sh.m;
-      c.k = sh.k;
-      c.n = sh.n;
-      c.N = sh.N;
-      c.M = sh.M;
-      c.L = sh.L;
+      NmCase c = shaped_case(sh.m, sh.k, sh.n, sh.N, sh.M, sh.L);
       c.tile = sh.tile;
       c.ld_pad = sh.ld_pad;
       c.b_misaligned_at_execute = sh.misaligned;
@@ -413,13 +419,7 @@ TEST_CASE("NM stream-K: the last wave of tiles shared out", "[nm][spmm]") {
   int index = 0, shared = 0;
   for (const Shape& sh : shapes)
     for (int orders = 0; orders < 2; ++orders) {
-      NmCase c;
-      c.m = sh.m;
-      c.k = sh.k;
-      c.n = sh.n;
-      c.N = sh.N;
-      c.M = sh.M;
-      c.L = sh.L;
+      NmCase c = shaped_case(sh.m, sh.k, sh.n, sh.N, sh.M, sh.L);
       c.tile = "wide";
       c.sk_slots = sh.slots;
       c.stream_k = 1;  // wherever a schedule exists (by default only where it pays)

@@ -48,7 +48,7 @@ inline int64_t streamed_flag_bytes(int64_t k, int64_t n, int64_t bn) {
 /// copy's block does not fit beside two stream-K blocks (232 registers each) on an SM.
 struct StreamKArgs {
   StreamKSchedule schedule{};
-  int64_t m_tiles = 0;           ///< tiles along m: tile t is m-tile t % m_tiles, n-tile t / m_tiles
+  int64_t m_tiles = 0;           ///< tile t is m-tile t % m_tiles, n-tile t / m_tiles
   float* partials = nullptr;     ///< [schedule.slots()][BM * BN]: the parts' partial products
   uint32_t* counters = nullptr;  ///< [region tiles][warps per block], zero when the launch starts
 };

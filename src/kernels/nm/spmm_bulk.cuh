@@ -232,64 +232,64 @@ __global__ void __launch_bounds__(T::kThreads, T::kMinBlocks)
     int cur = 0;
     unsigned phase = 0;
     for (;;) {  // stream-K: the block's segments; otherwise once
-    if (warp == 0)
-      for (int i = 0; i < depth && s_begin + i < s_end; ++i) {
-        const int b = kStreamK ? (cur + i) % depth : i;
-        produce_stage<T, kStreamed>(a, &map_a, &map_b, buffer(b), full(b), s_begin + i, m0, n0,
-                                    groups, stream_ready);
+      if (warp == 0)
+        for (int i = 0; i < depth && s_begin + i < s_end; ++i) {
+          const int b = kStreamK ? (cur + i) % depth : i;
+          produce_stage<T, kStreamed>(a, &map_a, &map_b, buffer(b), full(b), s_begin + i, m0,
+                                      n0, groups, stream_ready);
+        }
+      for (int s = s_begin; s < s_end; ++s) {
+        mbar_wait(full(cur), phase);
+        // The warp counts itself done with the buffer inside compute_stage, before its last
+        // slot's FFMA: every lane's last shared load has returned by then (the hook's operand is
+        // computed from the loaded values, and the warp issues it for all lanes at once), so no
+        // fence; the count's latency hides behind that slot. The refilling warp fences below.
+        uint32_t ticket = 0;
+        const unsigned count_at = smem_address(done + cur);
+        compute_stage<T, T::kBN>(buffer(cur), a.w_s, ty, tx, group, acc, [&](uint32_t zero) {
+          if (lane == 0)
+            asm volatile("atom.shared.add.u32 %0, [%1], %2;\n"
+                         : "=r"(ticket)
+                         : "r"(count_at), "r"(1u + zero)
+                         : "memory");
+        });
+        const unsigned last =
+            __shfl_sync(0xFFFFFFFFu, ticket % kWarps == kWarps - 1 ? 1u : 0u, 0);
+        if (last && s + depth < s_end) {
+          __threadfence_block();
+          asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+          produce_stage<T, kStreamed>(a, &map_a, &map_b, buffer(cur), full(cur), s + depth, m0,
+                                      n0, groups, stream_ready);
+        }
+        if (++cur == depth) {
+          cur = 0;
+          phase ^= 1u;
+        }
       }
-    for (int s = s_begin; s < s_end; ++s) {
-      mbar_wait(full(cur), phase);
-      // The warp counts itself done with the buffer inside compute_stage, before its last slot's
-      // FFMA: every lane's last shared load has returned by then (the hook's operand is computed
-      // from the loaded values, and the warp issues it for all lanes at once), so no fence; the
-      // count's latency hides behind that slot. The refilling warp fences below.
-      uint32_t ticket = 0;
-      const unsigned count_at = smem_address(done + cur);
-      compute_stage<T, T::kBN>(buffer(cur), a.w_s, ty, tx, group, acc, [&](uint32_t zero) {
-        if (lane == 0)
-          asm volatile("atom.shared.add.u32 %0, [%1], %2;\n"
-                       : "=r"(ticket)
-                       : "r"(count_at), "r"(1u + zero)
-                       : "memory");
-      });
-      const unsigned last =
-          __shfl_sync(0xFFFFFFFFu, ticket % kWarps == kWarps - 1 ? 1u : 0u, 0);
-      if (last && s + depth < s_end) {
-        __threadfence_block();
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-        produce_stage<T, kStreamed>(a, &map_a, &map_b, buffer(cur), full(cur), s + depth, m0,
-                                    n0, groups, stream_ready);
-      }
-      if (++cur == depth) {
-        cur = 0;
-        phase ^= 1u;
-      }
-    }
-    if constexpr (!kStreamK) {
-      store_tile<T>(a, acc, m0 + ty * T::kTM, n0 + tx * 4);
-      return;
-    } else {
-      const StreamKSchedule& sk = a.stream_k.schedule;
-      if ((s_begin == 0 && s_end == a.stages) ||
-          stream_k_part<T>(a.stream_k, acc, tile, blockIdx.x - sk.dp_tiles))
+      if constexpr (!kStreamK) {
         store_tile<T>(a, acc, m0 + ty * T::kTM, n0 + tx * 4);
-      if (next_end <= 0) return;
-      // The next tile's first stages: every warp is done with every buffer before warp 0 refills
-      // them (the pipeline restarts once per stream-K block).
-      ++tile;
-      const int mt = static_cast<int>(a.stream_k.m_tiles);
-      __syncthreads();
-      m0 = static_cast<int64_t>(tile % mt) * T::kBM;
-      n0 = static_cast<int64_t>(tile / mt) * T::kBN;
-      s_begin = 0;
-      s_end = next_end;
-      next_end = 0;
+        return;
+      } else {
+        const StreamKSchedule& sk = a.stream_k.schedule;
+        if ((s_begin == 0 && s_end == a.stages) ||
+            stream_k_part<T>(a.stream_k, acc, tile, blockIdx.x - sk.dp_tiles))
+          store_tile<T>(a, acc, m0 + ty * T::kTM, n0 + tx * 4);
+        if (next_end <= 0) return;
+        // The next tile's first stages: every warp is done with every buffer before warp 0
+        // refills them (the pipeline restarts once per stream-K block).
+        ++tile;
+        const int mt = static_cast<int>(a.stream_k.m_tiles);
+        __syncthreads();
+        m0 = static_cast<int64_t>(tile % mt) * T::kBM;
+        n0 = static_cast<int64_t>(tile / mt) * T::kBN;
+        s_begin = 0;
+        s_end = next_end;
+        next_end = 0;
 #pragma unroll
-      for (int i = 0; i < T::kTM; ++i)
+        for (int i = 0; i < T::kTM; ++i)
 #pragma unroll
-        for (int j = 0; j < T::kTN; ++j) acc[i][j] = 0.0f;
-    }
+          for (int j = 0; j < T::kTN; ++j) acc[i][j] = 0.0f;
+      }
     }
   }
   if constexpr (kStreamK) return;  // stream-K plans use the last-finisher producer only

@@ -41,14 +41,15 @@ __device__ __forceinline__ bool stream_k_part(const StreamKArgs& sk,
                                               float (&acc)[T::kTM][T::kTN], int64_t tile,
                                               int64_t j) {
   constexpr int kQ = T::kTM * T::kTN / 4;  // float4 chunks per thread
-  constexpr int kHalf = kQ / 4;            // chunks folded at once (registers)
+  constexpr int kBatch = kQ / 4;           // chunks folded at once (registers)
   constexpr int64_t kSlotChunks = static_cast<int64_t>(T::kBM) * T::kBN / 4;
   const StreamKSchedule& s = sk.schedule;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   // Chunk q of a thread's part at [slot][q][thread]: a warp's stores and loads are 512
   // contiguous bytes.
   const float4* parts = reinterpret_cast<const float4*>(sk.partials) + threadIdx.x;
-  float4* mine = reinterpret_cast<float4*>(sk.partials) + threadIdx.x + s.slot(j, tile) * kSlotChunks;
+  float4* mine =
+      reinterpret_cast<float4*>(sk.partials) + threadIdx.x + s.slot(j, tile) * kSlotChunks;
   // Element stores: a 16-byte store straight from the accumulators makes ptxas keep each chunk
   // in four consecutive registers for the whole kernel, and that layout costs the inner loop's
   // FFMA register-bank conflicts (SASS: 3-4x the conflicting operand pairs of spmm_bulk_kernel;
@@ -83,22 +84,22 @@ __device__ __forceinline__ bool stream_k_part(const StreamKArgs& sk,
     return __ldcg(parts + s.slot(first + p, tile) * kSlotChunks + q * T::kThreads);
   };
 #pragma unroll
-  for (int h = 0; h < kQ; h += kHalf) {
+  for (int h = 0; h < kQ; h += kBatch) {
     if (own > 0) {
       // The parts before this one, summed in order, then this one added to them.
-      float4 before[kHalf];
+      float4 before[kBatch];
 #pragma unroll
-      for (int q = 0; q < kHalf; ++q) before[q] = part(0, h + q);
+      for (int q = 0; q < kBatch; ++q) before[q] = part(0, h + q);
       for (int p = 1; p < own; ++p)
 #pragma unroll
-        for (int q = 0; q < kHalf; ++q) before[q] = add4(before[q], part(p, h + q));
+        for (int q = 0; q < kBatch; ++q) before[q] = add4(before[q], part(p, h + q));
 #pragma unroll
-      for (int q = 0; q < kHalf; ++q)
+      for (int q = 0; q < kBatch; ++q)
         set_acc_chunk<T>(acc, h + q, add4(before[q], acc_chunk<T>(acc, h + q)));
     }
     for (int p = own + 1; p < count; ++p)
 #pragma unroll
-      for (int q = 0; q < kHalf; ++q)
+      for (int q = 0; q < kBatch; ++q)
         set_acc_chunk<T>(acc, h + q, add4(acc_chunk<T>(acc, h + q), part(p, h + q)));
   }
   return true;
