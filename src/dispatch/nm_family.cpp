@@ -160,8 +160,10 @@ class NmSpmm final : public SpmmKernelPlan {
   /// tile's stream-K blocks per SM (0: it has no stream-K kernel) on every SM, or over
   /// SPX_NM_STREAM_K_SLOTS block slots (tests: a schedule with many parts on a small shape).
   /// Off unless it is predicted `gain` times faster than one block per tile (stream_k_pays), or
-  /// wherever a schedule exists with SPX_NM_STREAM_K=1.
+  /// wherever a schedule exists with SPX_NM_STREAM_K=1; always off with warp 0 as the producer
+  /// (SPX_NM_PRODUCER=0): the stream-K kernel has only the last-finisher pipeline.
   knm::StreamKSchedule stream_k_schedule(TileId tile, double gain) const {
+    if (!base_.producer_last) return {};
     const TileShape& t = knm::tile_shape(tile);
     const int64_t tiles = ((base_.m + t.bm - 1) / t.bm) * ((base_.n + t.bn - 1) / t.bn);
     const int per_sm = knm::spmm_bulk_stream_k_occupancy(tile, base_);
@@ -245,7 +247,6 @@ class NmSpmm final : public SpmmKernelPlan {
     const Candidate& c = candidates_[static_cast<size_t>(candidate)];
     const TileShape& t = knm::tile_shape(c.tile);
     knm::SpmmArgs a = base_;
-    a.stream_k.schedule = c.stream_k;
     // Stream-K: the blocks that share the last tiles (kernels/nm/stream_k.hpp).
     char sk[32] = "off";
     if (c.stream_k.on()) std::snprintf(sk, sizeof sk, "%lld", ll(c.stream_k.blocks));

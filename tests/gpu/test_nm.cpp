@@ -41,7 +41,7 @@ struct NmCase {
   std::string tile;  ///< "": the plan decides
   int stage_b = -1;  ///< column-major B staged row-major: -1 default, 0 / 1 forced
   int stream_b = -1;  ///< that copy streamed beside the tensor-copy kernel: -1 default, 0 off
-  int stream_k = -1;  ///< stream-K on the tensor-copy kernel: -1 default, 0 off
+  int stream_k = -1;  ///< stream-K: -1 default (where it pays), 0 off, 1 wherever it applies
   int64_t sk_slots = 0;  ///< > 0: the block slots stream-K plans for (SPX_NM_STREAM_K_SLOTS)
   /// Call once into a scratch C with the same workspace before the checked call (state the plan
   /// leaves in the workspace, e.g. the streamed copy's flags, must not leak into the next call).

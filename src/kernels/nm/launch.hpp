@@ -44,8 +44,9 @@ inline int64_t streamed_flag_bytes(int64_t k, int64_t n, int64_t bn) {
 }
 
 /// Stream-K on the tensor-copy kernel (stream_k.hpp): the schedule, and the workspace its parts
-/// meet in. Off when schedule.blocks == 0. Not with a streamed B (launch.hpp: StreamedB): its
-/// copy's block does not fit beside two stream-K blocks (232 registers each) on an SM.
+/// meet in. Off when schedule.blocks == 0. Not with a streamed B (StreamedB above): its copy's
+/// block does not fit beside two stream-K blocks (232 registers each) on an SM. Only with the
+/// last-finisher producer (producer_last).
 struct StreamKArgs {
   StreamKSchedule schedule{};
   int64_t m_tiles = 0;           ///< tile t is m-tile t % m_tiles, n-tile t / m_tiles
@@ -98,8 +99,8 @@ struct SpmmArgs {
 bool spmm_bulk_ok(TileId tile, const SpmmArgs& a, size_t smem_optin);
 cudaError_t spmm_bulk(TileId tile, const SpmmArgs& a, cudaStream_t stream);
 cudaError_t spmm_bulk_load(size_t smem_optin);
-/// Blocks per SM of the tile's stream-K kernel (spmm_stream_k.cuh) with this launch's stages; 0
-/// when the tile has no stream-K kernel.
+/// Blocks per SM of the tile's stream-K kernel (spmm_bulk.cuh, kStreamK) with this launch's
+/// stages; 0 when the tile has no stream-K kernel.
 int spmm_bulk_stream_k_occupancy(TileId tile, const SpmmArgs& a);
 /// Whether the tile has a streamed-B kernel (the Wide tile: its two blocks per SM leave room for
 /// the copy's block; spmm_bulk.cu).

@@ -74,7 +74,7 @@ cudaError_t launch(const SpmmArgs& in, cudaStream_t stream) {
   // the caller's and holds anything).
   const StreamKSchedule& sk = a.stream_k.schedule;
   if (sk.on()) {
-    if (!kStreamK<T> || a.split != 1 || a.streamed.copy_blocks > 0 ||
+    if (!kStreamK<T> || a.split != 1 || a.streamed.copy_blocks > 0 || !a.producer_last ||
         sk.tiles != static_cast<int64_t>(grid.x) * grid.y || sk.stages != a.stages ||
         a.stream_k.partials == nullptr || a.stream_k.counters == nullptr)
       return cudaErrorInvalidValue;

@@ -13,11 +13,11 @@
 // block each (blocks 0 .. dp_tiles - 1, as without stream-K). The remaining tiles' units are
 // cut into `blocks` contiguous ranges of (almost) equal length, one per stream-K block (blocks
 // dp_tiles .. dp_tiles + blocks - 1). A range may start or end inside a tile: the block computes
-// those stages as a partial product (a "segment"). Every block writes each partial segment to
-// its own workspace slot and counts it done on the tile's counter; the block that counts last
-// adds the parts in their order along k (deterministic, whoever is last) and stores the tile
-// with alpha and beta. No block ever waits for another, so the result does not depend on which
-// blocks run at once.
+// those stages as a partial product (a "segment"). Each warp writes its share of a partial
+// segment to the block's workspace slot and counts it on the tile's counter for that warp; the
+// part that counts last adds the parts in their order along k (deterministic, whoever is last)
+// and stores the tile with alpha and beta (spmm_stream_k.cuh). No block ever waits for another,
+// so the result does not depend on which blocks run at once.
 #pragma once
 
 #include <cmath>
@@ -76,8 +76,8 @@ struct StreamKSchedule {
 /// slots (split-K's case: choose_tile), or when the units would not fit 31 bits (the kernel
 /// counts them in int). A tail of at least half a wave is shared out alone over one wave of
 /// blocks; a shorter tail goes with the last full wave, over two waves of blocks. Either way a
-/// range is 1/2 to 1 tile: a block computes at most two segments (the kernel keeps one tile's
-/// corner in registers and the next one's only for its refills) and a tile has at most three
+/// range is 1/2 to 1 tile: a block computes at most two segments (the kernel runs each with its
+/// own stage loop and restarts the pipeline once between them) and a tile has at most three
 /// parts.
 inline StreamKSchedule plan_stream_k(int64_t tiles, int64_t stages, int64_t slots) {
   StreamKSchedule s;
