@@ -43,6 +43,7 @@ struct NmCase {
   int stream_b = -1;  ///< that copy streamed beside the tensor-copy kernel: -1 default, 0 off
   int stream_k = -1;  ///< stream-K: -1 default (where it pays), 0 off, 1 wherever it applies
   int64_t sk_slots = 0;  ///< > 0: the block slots stream-K plans for (SPX_NM_STREAM_K_SLOTS)
+  int producer = -1;  ///< tensor-copy pipeline: -1 default (last finisher), 0 warp 0 (SPX_NM_PRODUCER)
   /// Call once into a scratch C with the same workspace before the checked call (state the plan
   /// leaves in the workspace, e.g. the streamed copy's flags, must not leak into the next call).
   bool call_twice = false;
@@ -60,6 +61,7 @@ struct NmCase {
            std::to_string(packing) + ", split " + std::to_string(split) + ", tile '" + tile +
            "', stage B " + std::to_string(stage_b) + " stream B " + std::to_string(stream_b) +
            " stream-K " + std::to_string(stream_k) + " slots " + std::to_string(sk_slots) +
+           " producer " + std::to_string(producer) +
            (call_twice ? ", called twice" : "") + (device_scalars ? ", device scalars" : "") +
            (b_misaligned_at_execute ? ", B misaligned at execute" : "") + ", seed " +
            std::to_string(seed);
@@ -116,6 +118,7 @@ spxPlanInfo_t run_case(spxHandle_t h, const NmCase& c, int64_t* failures) {
     EnvOverride f("SPX_NM_STREAM_B", c.stream_b < 0 ? "" : std::to_string(c.stream_b));
     EnvOverride k("SPX_NM_STREAM_K", c.stream_k < 0 ? "" : std::to_string(c.stream_k));
     EnvOverride ks("SPX_NM_STREAM_K_SLOTS", c.sk_slots <= 0 ? "" : std::to_string(c.sk_slots));
+    EnvOverride pr("SPX_NM_PRODUCER", c.producer < 0 ? "" : std::to_string(c.producer));
     st = spxSpMM_analyze(h, dA.get(), dB.get(), dC.get(), SPX_R_32F, SPX_SPMM_ALG_NM, &raw);
   }
   if (st != SPX_STATUS_SUCCESS) {
@@ -399,7 +402,7 @@ TEST_CASE("NM stream-K: the last wave of tiles shared out", "[nm][spmm]") {
   // orders of B (a column-major one copied row-major before the kernel) and C, alpha and beta;
   // each case is called twice with one workspace (its counters are zeroed per call: the
   // workspace starts as garbage). The last shape runs the device's own slot count. Elsewhere the
-  // same cases run without stream-K.
+  // same cases run without stream-K, and with warp 0 as the producer (stream-K then off).
   const bool tma = tensor_copies_here();
   UniqueHandle h = make_handle();
   int64_t failures = 0;
@@ -444,6 +447,14 @@ TEST_CASE("NM stream-K: the last wave of tiles shared out", "[nm][spmm]") {
       c.seed = seed++;
       const spxPlanInfo_t off = run_case(h.get(), c, &failures);
       CHECK(info_config(off).find("stream-K off") != std::string::npos);
+      // Warp 0 as the producer (SPX_NM_PRODUCER=0): the stream-K kernel has only the
+      // last-finisher pipeline, so stream-K is never planned there, even when forced.
+      c.stream_k = 1;
+      c.producer = 0;
+      c.seed = seed++;
+      const spxPlanInfo_t warp0 = run_case(h.get(), c, &failures);
+      CHECK(info_config(warp0).find("stream-K off") != std::string::npos);
+      c.producer = -1;
     }
   WARN(shared << " of " << index << " stream-K cases shared their last tiles");
   CHECK(failures == 0);
