@@ -56,13 +56,26 @@ void stage_union(const NmDims& d, const NmStaging& s, const int32_t* idx, int64_
 }  // namespace
 
 void validate_nm_indices(const NmDims& d, const int32_t* idx) {
+  // Window by window, with one test per index in the common case: no division per index (a
+  // 17920 x 6656 weight has 1.4 M indices; `i % n` per index took ~3 ms of its analyze).
   const int64_t count = d.groups() * d.kc();
-  for (int64_t i = 0; i < count; ++i) {
-    SPX_CHECK_ARG(idx[i] >= 0 && idx[i] < d.m, "indices[%lld] = %d is outside [0, %lld)", ll(i),
-                  idx[i], ll(d.m));
-    SPX_CHECK_ARG(i % d.n == 0 || idx[i] > idx[i - 1],
-                  "indices[%lld] = %d is not greater than indices[%lld] = %d in the same window",
-                  ll(i), idx[i], ll(i - 1), idx[i - 1]);
+  const int32_t m = static_cast<int32_t>(d.m);
+  for (int64_t w = 0; w < count; w += d.n) {
+    int32_t prev = -1;  // indices increase strictly inside a window, from >= 0
+    bool ok = true;
+    for (int64_t j = 0; j < d.n; ++j) {
+      const int32_t v = idx[w + j];
+      ok &= v > prev && v < m;
+      prev = v;
+    }
+    if (ok) continue;
+    for (int64_t i = w; i < w + d.n; ++i) {  // name the first bad index
+      SPX_CHECK_ARG(idx[i] >= 0 && idx[i] < d.m, "indices[%lld] = %d is outside [0, %lld)", ll(i),
+                    idx[i], ll(d.m));
+      SPX_CHECK_ARG(i == w || idx[i] > idx[i - 1],
+                    "indices[%lld] = %d is not greater than indices[%lld] = %d in the same window",
+                    ll(i), idx[i], ll(i - 1), idx[i - 1]);
+    }
   }
 }
 

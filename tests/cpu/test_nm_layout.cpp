@@ -96,6 +96,18 @@ TEST_CASE("NM indices are validated", "[nm][layout]") {
                   "not greater");
   // A new window may restart lower.
   CHECK_NOTHROW(plan::validate_nm_indices(d, std::vector<int32_t>{2, 3, 0, 1}.data()));
+  // The message names the first bad index, also past the first window (N = 3: windows of three).
+  const plan::NmDims d3 = dims(16, 16, 3, 8, 16);  // one group, two windows, kc 6
+  require_invalid(
+      [&] { plan::validate_nm_indices(d3, std::vector<int32_t>{0, 4, 7, 1, 5, 5}.data()); },
+      "indices[5] = 5 is not greater than indices[4] = 5");
+  require_invalid(
+      [&] { plan::validate_nm_indices(d3, std::vector<int32_t>{0, 4, 7, 1, 8, 2}.data()); },
+      "indices[4] = 8 is outside [0, 8)");
+  require_invalid(
+      [&] { plan::validate_nm_indices(d3, std::vector<int32_t>{0, 4, 7, 3, 2, 9}.data()); },
+      "indices[4] = 2 is not greater than indices[3] = 3");
+  CHECK_NOTHROW(plan::validate_nm_indices(d3, std::vector<int32_t>{0, 4, 7, 1, 2, 3}.data()));
 }
 
 TEST_CASE("NM stage geometry pads slots and rows", "[nm][layout]") {
