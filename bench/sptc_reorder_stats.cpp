@@ -1,6 +1,6 @@
 // spx-sptc-stats: how often the SpTC multi-granularity reorder succeeds on DLMC matrices, per
 // BLOCK_TILE, vector length and sparsity (the Jigsaw paper's Fig. 11), and what it costs. Host
-// only (no GPU): it runs the plan's own reorder (planning/sptc_reorder) on each .smtx file
+// only (no GPU): it runs the plan's own reorder (formats/sptc_reorder) on each .smtx file
 // dilated to V x 1 vectors.
 //
 // A reorder "succeeds" on a matrix, as in the paper, when every panel satisfies 2:4 without its
@@ -25,8 +25,8 @@
 #include <cmath>
 #include <filesystem>
 
-#include "planning/smtx.hpp"
-#include "planning/sptc_reorder.hpp"
+#include "formats/smtx.hpp"
+#include "families/sptc/plan/reorder.hpp"
 
 namespace {
 

@@ -3,10 +3,10 @@
 // supplies its own shape and type checks and the planner.
 #pragma once
 
-#include "api/device.hpp"
-#include "api/objects.hpp"
+#include "runtime/device.hpp"
+#include "runtime/objects.hpp"
 #include "api/validate.hpp"
-#include "core/error.hpp"
+#include "runtime/error.hpp"
 
 namespace spx::api {
 

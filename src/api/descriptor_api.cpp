@@ -1,7 +1,7 @@
 // Dense and sparse descriptors: they wrap caller-owned device pointers and never touch the data.
 #include <memory>
 
-#include "api/objects.hpp"
+#include "runtime/objects.hpp"
 #include "api/validate.hpp"
 
 int64_t spxSpMatDescr::value_slots() const {

@@ -1,5 +1,5 @@
 // Statuses, messages and version: the C entry points that never fail.
-#include "core/error.hpp"
+#include "runtime/error.hpp"
 #include "spx/spx.h"
 
 extern "C" {

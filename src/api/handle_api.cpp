@@ -3,10 +3,10 @@
 
 #include <memory>
 
-#include "api/objects.hpp"
+#include "runtime/objects.hpp"
 #include "api/validate.hpp"
-#include "core/log.hpp"
-#include "kernels/common/code_arch.hpp"
+#include "runtime/log.hpp"
+#include "device/code_arch.hpp"
 
 extern "C" {
 

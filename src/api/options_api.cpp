@@ -4,7 +4,7 @@
 #include <cstring>
 #include <new>
 
-#include "api/objects.hpp"
+#include "runtime/objects.hpp"
 #include "api/validate.hpp"
 
 namespace {

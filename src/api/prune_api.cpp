@@ -1,5 +1,5 @@
 // Device pruning entry points (like cusparseLtSpMMAPrune). This file holds the vector-wise N:M
-// pair, spxPruneNM and spxCheckNM; the kernels are in kernels/nm/prune.cu and give the same
+// pair, spxPruneNM and spxCheckNM; the kernels are in families/nm/kernels/prune.cu and give the same
 // result as spxHostPruneNM / spxHostCheckNM. Arguments are checked in the host tools' order
 // (handle, output pointer, sizes, order, leading dimension, input pointer, type, N:M parameters,
 // outputs), and device arrays are checked to be device memory before any kernel runs.
@@ -7,11 +7,11 @@
 
 #include <cstdint>
 
-#include "api/objects.hpp"
+#include "runtime/objects.hpp"
 #include "api/validate.hpp"
-#include "core/dtype.hpp"
-#include "core/error.hpp"
-#include "kernels/nm/launch.hpp"
+#include "runtime/dtype.hpp"
+#include "runtime/error.hpp"
+#include "families/nm/kernels/launch.hpp"
 
 namespace {
 

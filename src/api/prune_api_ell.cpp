@@ -1,11 +1,11 @@
 // spxPruneUniform: uniform pruning of a dense fp32 matrix in device memory, the same result as
-// spxHostPruneUniform (kernels/ell/pack_prune.cu explains why a per-row top-ell_width selection
+// spxHostPruneUniform (families/ell/kernels/pack_prune.cu explains why a per-row top-ell_width selection
 // is exactly the host's column-l2 algorithm). Arguments are checked in the host tool's order.
 #include <cstdint>
 
-#include "api/objects.hpp"
+#include "runtime/objects.hpp"
 #include "api/validate.hpp"
-#include "kernels/ell/ell.hpp"
+#include "families/ell/kernels/ell.hpp"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // SDDMM entry points: C = alpha * (A * B) .* spy(C) + beta * C.
 #include "api/analyze_entry.hpp"
-#include "api/objects.hpp"
-#include "api/plan.hpp"
+#include "runtime/objects.hpp"
+#include "engine/plan.hpp"
 #include "api/validate.hpp"
 
 namespace {

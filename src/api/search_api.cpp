@@ -2,8 +2,8 @@
 // the fastest, like cusparseLtMatmulSearch, then compute the product with it.
 #include <cuda_runtime_api.h>
 
-#include "api/candidate_timing.hpp"
-#include "api/objects.hpp"
+#include "engine/autotune.hpp"
+#include "runtime/objects.hpp"
 #include "api/validate.hpp"
 
 extern "C" spxStatus_t spxSpMM_search(spxHandle_t handle, spxPlan_t plan, const void* alpha,

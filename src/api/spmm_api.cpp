@@ -2,8 +2,8 @@
 #include <cuda_runtime_api.h>
 
 #include "api/analyze_entry.hpp"
-#include "api/objects.hpp"
-#include "api/plan.hpp"
+#include "runtime/objects.hpp"
+#include "engine/plan.hpp"
 #include "api/validate.hpp"
 
 namespace {

@@ -2,7 +2,7 @@
 
 #include <limits>
 
-#include "core/dtype.hpp"
+#include "runtime/dtype.hpp"
 
 namespace spx::validate {
 namespace {

@@ -4,7 +4,7 @@
 // pointers, enums, sizes, shapes, types.
 #pragma once
 
-#include "api/objects.hpp"
+#include "runtime/objects.hpp"
 
 namespace spx::validate {
 

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/dtype.hpp"
+#include "runtime/dtype.hpp"
 #include "reference/reference.hpp"
 
 namespace spx::ref::detail {

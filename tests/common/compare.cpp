@@ -6,7 +6,7 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "core/dtype.hpp"
+#include "runtime/dtype.hpp"
 
 namespace spx::test {
 

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <utility>
 
-#include "core/dtype.hpp"
+#include "runtime/dtype.hpp"
 
 namespace spx::test {
 

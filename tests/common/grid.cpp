@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <numeric>
 
-#include "core/dtype.hpp"
+#include "runtime/dtype.hpp"
 
 namespace spx::test {
 

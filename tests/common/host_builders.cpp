@@ -6,7 +6,7 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "core/dtype.hpp"
+#include "runtime/dtype.hpp"
 
 namespace spx::test {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "core/dtype.hpp"
+#include "runtime/dtype.hpp"
 
 namespace spx::test {
 

@@ -7,7 +7,7 @@
 #include <numeric>
 #include <sstream>
 
-#include "core/dtype.hpp"
+#include "runtime/dtype.hpp"
 
 namespace spx::test {
 

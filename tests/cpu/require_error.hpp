@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "core/error.hpp"
+#include "runtime/error.hpp"
 
 /// Runs `f`, requiring it to throw spx::Error with `status` and a message containing `part`.
 template <class F>

@@ -3,10 +3,10 @@
 # zero-column skipping, every V and BLOCK_TILE, tails, bad structure, analyze time), and the
 # device storage read back through a CPU emulation of mma.sp m16n8k32. The planning sources are
 # compiled in directly (libspx hides its internals).
-set(SPX_SPTC_PLANNING ${PROJECT_SOURCE_DIR}/src/planning/sptc_reorder.cpp
-                      ${PROJECT_SOURCE_DIR}/src/planning/sptc_group_unit.cpp
-                      ${PROJECT_SOURCE_DIR}/src/planning/sptc_cluster.cpp
-                      ${PROJECT_SOURCE_DIR}/src/planning/sptc_storage.cpp)
+set(SPX_SPTC_PLANNING ${PROJECT_SOURCE_DIR}/src/families/sptc/plan/reorder.cpp
+                      ${PROJECT_SOURCE_DIR}/src/families/sptc/plan/group_unit.cpp
+                      ${PROJECT_SOURCE_DIR}/src/families/sptc/plan/cluster.cpp
+                      ${PROJECT_SOURCE_DIR}/src/families/sptc/plan/storage.cpp)
 foreach(t IN ITEMS test_sptc_reorder test_sptc_storage)
   add_executable(${t} ${CMAKE_CURRENT_LIST_DIR}/${t}.cpp ${SPX_SPTC_PLANNING})
   target_link_libraries(${t} PRIVATE spx_catch_main_cpu spx_host Catch2::Catch2)

@@ -3,30 +3,30 @@
 # structures, and a host SpMM read from the layout equal to the reference. The planning source is
 # compiled in directly (libspx hides its internals).
 add_executable(test_srbcrs_layout ${CMAKE_CURRENT_LIST_DIR}/test_srbcrs_layout.cpp
-                                  ${PROJECT_SOURCE_DIR}/src/planning/srbcrs_layout.cpp)
+                                  ${PROJECT_SOURCE_DIR}/src/families/srbcrs/plan/layout.cpp)
 target_link_libraries(test_srbcrs_layout PRIVATE spx_catch_main_cpu spx_reference spx_host
                                                  Catch2::Catch2)
 target_compile_options(test_srbcrs_layout PRIVATE $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra>)
 catch_discover_tests(test_srbcrs_layout TEST_PREFIX "test_srbcrs_layout: " PROPERTIES LABELS cpu)
 
-# The SpMM kernel's byte mapping (kernels/srbcrs/lane_map.hpp, the very functions the kernel
+# The SpMM kernel's byte mapping (families/srbcrs/kernels/lane_map.hpp, the very functions the kernel
 # uses) emulated on the host against the reference, its bank-conflict freedom, and the family's
-# host rules (planning/srbcrs_choice).
+# host rules (formats/srbcrs_choice).
 add_executable(test_srbcrs_kernel_map ${CMAKE_CURRENT_LIST_DIR}/test_srbcrs_kernel_map.cpp
-                                      ${PROJECT_SOURCE_DIR}/src/planning/srbcrs_layout.cpp
-                                      ${PROJECT_SOURCE_DIR}/src/planning/srbcrs_choice.cpp)
+                                      ${PROJECT_SOURCE_DIR}/src/families/srbcrs/plan/layout.cpp
+                                      ${PROJECT_SOURCE_DIR}/src/families/srbcrs/plan/choice.cpp)
 target_link_libraries(test_srbcrs_kernel_map PRIVATE spx_catch_main_cpu spx_reference spx_host
                                                      Catch2::Catch2)
 target_compile_options(test_srbcrs_kernel_map PRIVATE $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra>)
 catch_discover_tests(test_srbcrs_kernel_map TEST_PREFIX "test_srbcrs_kernel_map: "
                      PROPERTIES LABELS cpu)
 
-# The SDDMM's host side (planning/srbcrs_sddmm: refusals, variant, tasks, output map in both
-# layouts, workspace) and its register k order (kernels/srbcrs/sddmm_lane_map.hpp), with a warp
+# The SDDMM's host side (formats/srbcrs_sddmm: refusals, variant, tasks, output map in both
+# layouts, workspace) and its register k order (families/srbcrs/kernels/sddmm_lane_map.hpp), with a warp
 # emulated on the host against the reference.
 add_executable(test_srbcrs_sddmm_plan ${CMAKE_CURRENT_LIST_DIR}/test_srbcrs_sddmm_plan.cpp
-                                      ${PROJECT_SOURCE_DIR}/src/planning/srbcrs_layout.cpp
-                                      ${PROJECT_SOURCE_DIR}/src/planning/srbcrs_sddmm.cpp)
+                                      ${PROJECT_SOURCE_DIR}/src/families/srbcrs/plan/layout.cpp
+                                      ${PROJECT_SOURCE_DIR}/src/families/srbcrs/plan/sddmm.cpp)
 target_link_libraries(test_srbcrs_sddmm_plan PRIVATE spx_catch_main_cpu spx_reference spx_host
                                                      Catch2::Catch2)
 target_compile_options(test_srbcrs_sddmm_plan PRIVATE $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra>)

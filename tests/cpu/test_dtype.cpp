@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "core/dtype.hpp"
+#include "runtime/dtype.hpp"
 
 namespace dt = spx::dtype;
 

@@ -6,10 +6,10 @@
 #include <numeric>
 #include <vector>
 
-#include "kernels/ell/config.hpp"
-#include "kernels/ell/predict.hpp"
-#include "planning/ell_layout.hpp"
-#include "planning/to_csr.hpp"
+#include "families/ell/kernels/config.hpp"
+#include "families/ell/plan/predict.hpp"
+#include "families/ell/plan/layout.hpp"
+#include "formats/to_csr.hpp"
 
 using namespace spx::plan;
 namespace ek = spx::kernels::ell;

@@ -1,10 +1,10 @@
-// core/env: the SPX_* switches are parsed one way for every family.
+// runtime/env: the SPX_* switches are parsed one way for every family.
 #include <stdlib.h>
 
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "core/env.hpp"
+#include "runtime/env.hpp"
 
 namespace {
 

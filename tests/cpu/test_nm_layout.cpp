@@ -1,8 +1,8 @@
-// Host planning of the NM family (spx::plan nm_layout, kernels/nm/config.hpp): index validation,
+// Host planning of the NM family (spx::plan nm_layout, families/nm/kernels/config.hpp): index validation,
 // stage geometry, the stage-relative rows (ridx) and col_info of packed loads on hand-checked
 // cases and on random patterns (every slot must map back to its column of A), metadata overhead
 // within 10 % of the values, the packing decision of the Eq. 3 model, the tile choice, and the
-// stream-K schedule the tensor-copy kernel runs (kernels/nm/stream_k.hpp).
+// stream-K schedule the tensor-copy kernel runs (families/nm/kernels/stream_k.hpp).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "core/error.hpp"
+#include "runtime/error.hpp"
 #include "require_error.hpp"
-#include "kernels/nm/config.hpp"
-#include "kernels/nm/stream_k.hpp"
-#include "planning/nm_layout.hpp"
+#include "families/nm/kernels/config.hpp"
+#include "families/nm/kernels/stream_k.hpp"
+#include "families/nm/plan/layout.hpp"
 
 namespace plan = spx::plan;
 namespace knm = spx::kernels::nm;

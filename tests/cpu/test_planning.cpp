@@ -14,19 +14,19 @@
 #include <tuple>
 #include <vector>
 
-#include "core/dtype.hpp"
-#include "core/error.hpp"
+#include "runtime/dtype.hpp"
+#include "runtime/error.hpp"
 #include "require_error.hpp"
-#include "planning/check_pattern.hpp"
-#include "planning/convert_values.hpp"
-#include "planning/csr_to_ell.hpp"
-#include "planning/dense_to_bcrs.hpp"
-#include "planning/dense_to_csr.hpp"
-#include "planning/dilate.hpp"
-#include "planning/prune_nm.hpp"
-#include "planning/prune_uniform.hpp"
-#include "planning/smtx.hpp"
-#include "planning/to_csr.hpp"
+#include "formats/check_pattern.hpp"
+#include "formats/convert_values.hpp"
+#include "formats/csr_to_ell.hpp"
+#include "formats/dense_to_bcrs.hpp"
+#include "formats/dense_to_csr.hpp"
+#include "formats/dilate.hpp"
+#include "formats/prune_nm.hpp"
+#include "formats/prune_uniform.hpp"
+#include "formats/smtx.hpp"
+#include "formats/to_csr.hpp"
 #include "reference/reference.hpp"
 
 namespace fs = std::filesystem;

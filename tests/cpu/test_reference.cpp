@@ -6,7 +6,7 @@
 #include <limits>
 #include <vector>
 
-#include "core/dtype.hpp"
+#include "runtime/dtype.hpp"
 #include "reference/reference.hpp"
 
 using spx::ref::Entry;

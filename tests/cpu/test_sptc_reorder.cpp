@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "core/error.hpp"
+#include "runtime/error.hpp"
 #include "require_error.hpp"
-#include "planning/sptc_reorder.hpp"
+#include "families/sptc/plan/reorder.hpp"
 
 namespace plan = spx::plan;
 

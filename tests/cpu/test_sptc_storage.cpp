@@ -4,7 +4,7 @@
 // product of the original matrix exactly, for every V and BLOCK_TILE, odd k-tile counts
 // (phantom tiles), empty panels, unsorted user columns (vector_slot), every metadata nibble is a
 // valid ordered pair, value re-packing, panel order, the memory-overhead figures; and the kernel
-// configuration rule (BN, tiles per block, resident A; kernels/sptc/config.hpp).
+// configuration rule (BN, tiles per block, resident A; families/sptc/kernels/config.hpp).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "core/error.hpp"
-#include "kernels/sptc/config.hpp"
-#include "planning/sptc_reorder.hpp"
-#include "planning/sptc_storage.hpp"
+#include "runtime/error.hpp"
+#include "families/sptc/kernels/config.hpp"
+#include "families/sptc/plan/reorder.hpp"
+#include "families/sptc/plan/storage.hpp"
 #include "require_error.hpp"
 
 namespace plan = spx::plan;

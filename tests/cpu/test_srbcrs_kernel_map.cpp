@@ -1,11 +1,11 @@
 // The SR-BCRS SpMM kernel's byte mapping, emulated on the host (no GPU needed): one warp's stages
-// are filled and read with the very functions the kernel uses (kernels/srbcrs/lane_map.hpp: which
+// are filled and read with the very functions the kernel uses (families/srbcrs/kernels/lane_map.hpp: which
 // shared-memory row and chunk each copy writes, where each lane reads, the 4 x 4 byte transpose,
 // the int4 unpacking, the output columns), and the mma.sync.m16n8k32 is applied through the PTX
 // ISA's fragment tables, written out independently here. The result must equal the CPU reference
 // exactly for every (A bits, B bits, signedness, V), with n tails and empty vector-rows. Also:
 // the shared-memory accesses are bank-conflict-free, and the host rules of the family
-// (planning/srbcrs_choice: refusals, variant, workspace, when B is read in place).
+// (formats/srbcrs_choice: refusals, variant, workspace, when B is read in place).
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstring>
@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "core/dtype.hpp"
-#include "kernels/srbcrs/config.hpp"
-#include "kernels/srbcrs/lane_map.hpp"
-#include "planning/srbcrs_choice.hpp"
-#include "planning/srbcrs_layout.hpp"
+#include "runtime/dtype.hpp"
+#include "families/srbcrs/kernels/config.hpp"
+#include "families/srbcrs/kernels/lane_map.hpp"
+#include "families/srbcrs/plan/choice.hpp"
+#include "families/srbcrs/plan/layout.hpp"
 #include "reference/reference.hpp"
 
 namespace plan = spx::plan;

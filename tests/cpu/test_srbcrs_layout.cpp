@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "core/dtype.hpp"
-#include "core/error.hpp"
+#include "runtime/dtype.hpp"
+#include "runtime/error.hpp"
 #include "require_error.hpp"
-#include "planning/srbcrs_layout.hpp"
+#include "families/srbcrs/plan/layout.hpp"
 #include "reference/reference.hpp"
 
 namespace plan = spx::plan;

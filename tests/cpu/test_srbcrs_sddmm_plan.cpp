@@ -1,6 +1,6 @@
-// The SR-BCRS SDDMM's host side (planning/srbcrs_sddmm: refusals, variant, task list, output
+// The SR-BCRS SDDMM's host side (formats/srbcrs_sddmm: refusals, variant, task list, output
 // map in C's own and in the SR-BCRS order, pitch, in-place rule, workspace) and its register-level
-// k order (kernels/srbcrs/sddmm_lane_map.hpp), with no GPU: one warp per task is emulated on the
+// k order (families/srbcrs/kernels/sddmm_lane_map.hpp), with no GPU: one warp per task is emulated on the
 // host with the very functions the kernel uses for its fragments, the mma.sync.m16n8k32 applied
 // through the PTX ISA's fragment tables (written out here), and the result compared with the CPU
 // reference exactly, for every bit pair, signedness, V, both output layouts, k tails.
@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "core/dtype.hpp"
-#include "kernels/srbcrs/sddmm_config.hpp"
-#include "kernels/srbcrs/sddmm_lane_map.hpp"
-#include "planning/srbcrs_sddmm.hpp"
+#include "runtime/dtype.hpp"
+#include "families/srbcrs/kernels/sddmm_config.hpp"
+#include "families/srbcrs/kernels/sddmm_lane_map.hpp"
+#include "families/srbcrs/plan/sddmm.hpp"
 #include "reference/reference.hpp"
 #include "require_error.hpp"
 

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <thread>
 
-#include "core/dtype.hpp"
+#include "runtime/dtype.hpp"
 #include "runner.hpp"
 #include "spx_catch.hpp"
 

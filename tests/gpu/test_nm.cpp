@@ -393,7 +393,7 @@ TEST_CASE("NM column-major B streamed row-major beside the tensor-copy kernel", 
 }
 
 TEST_CASE("NM stream-K: the last wave of tiles shared out", "[nm][spmm]") {
-  // sm_90, Wide tile (kernels/nm/stream_k.hpp), forced on wherever a schedule exists
+  // sm_90, Wide tile (families/nm/kernels/stream_k.hpp), forced on wherever a schedule exists
   // (SPX_NM_STREAM_K=1). The block slots the schedule plans for are forced small
   // (SPX_NM_STREAM_K_SLOTS), so that a small product has every kind of schedule: a tail of half
   // a wave or more shared out over one wave of blocks (up to three parts per tile), a short tail

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 
-#include "core/dtype.hpp"
+#include "runtime/dtype.hpp"
 #include "runner.hpp"
 #include "spx_catch.hpp"
 

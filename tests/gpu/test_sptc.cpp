@@ -186,7 +186,7 @@ uint32_t pack2(float lo, float hi) {
 TEST_CASE("SpTC: mma.sp m16n8k32 fragment and metadata layouts the storage relies on", "[sptc]") {
   // A 16 x 32 with two nonzeros at random positions of every chunk of 4, B 32 x 8: small
   // integers (exact in f16 and in the f32 result). The registers are built exactly as
-  // planning/sptc_storage lays them out: A lane 4 g + t = {(g, chunk t), (g + 8, chunk t),
+  // formats/sptc_storage lays them out: A lane 4 g + t = {(g, chunk t), (g + 8, chunk t),
   // (g, chunk t + 4), (g + 8, chunk t + 4)}, two values each, lower position first; metadata
   // lanes 4 g + 2 sel + j: row g chunks 4 j .. 4 j + 3 in bits [0, 16), row g + 8 in [16, 32).
   // A second, wrong layout (lane 4 g + 2 sel: all 8 chunks of row g; + 1: row g + 8) is run too

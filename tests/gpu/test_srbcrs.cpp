@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "core/dtype.hpp"
+#include "runtime/dtype.hpp"
 #include "env_override.hpp"
 #include "runner.hpp"
 #include "spx_catch.hpp"

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "core/dtype.hpp"
+#include "runtime/dtype.hpp"
 #include "runner.hpp"
 #include "spx_catch.hpp"
 #include "srbcrs_grid.hpp"

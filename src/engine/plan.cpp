@@ -1,0 +1,88 @@
+#include "engine/plan.hpp"
+
+#include "engine/autotune.hpp"
+#include "runtime/elapsed.hpp"
+#include "runtime/log.hpp"
+#include "engine/registry.hpp"
+#include "families/structure.hpp"
+
+spxPlan::spxPlan() = default;
+spxPlan::~spxPlan() = default;
+
+namespace spx::plan {
+namespace {
+
+std::unique_ptr<spxPlan> new_plan(const spxContext& h, Operation op, spxDataType_t compute_type,
+                                  const spxSpMatDescr& sparse, const spxDnMatDescr& dense_in,
+                                  const spxDnMatDescr& dense_out) {
+  auto p = std::make_unique<spxPlan>();
+  p->op = op;
+  p->device = h.device;
+  p->compute_type = compute_type;
+  p->sparse = SparseSignature::of(sparse);
+  p->dense_in = DenseSignature::of(dense_in);
+  p->dense_out = DenseSignature::of(dense_out);
+  p->info.split_k = 1;
+  p->info.nnz = sparse.value_slots();
+  return p;
+}
+
+void log_choice(const char* op, const spxPlan& p, int64_t m, int64_t k, int64_t n) {
+  log::info("%s: %lld x %lld x %lld, nnz %lld -> %s [%s], analyze %.3f ms", op,
+            static_cast<long long>(m), static_cast<long long>(k), static_cast<long long>(n),
+            static_cast<long long>(p.info.nnz), p.info.kernel, p.info.config, p.info.analyze_ms);
+}
+
+}  // namespace
+
+std::unique_ptr<spxPlan> analyze_spmm(const spxContext& h, const spxSpMatDescr& A,
+                                      const spxDnMatDescr& B, const spxDnMatDescr& C,
+                                      spxDataType_t compute_type, spxSpMMAlg_t alg,
+                                      const spxPlanOptions& options) {
+  const auto start = Clock::now();
+  dispatch::expect_dense_on_device(B, "B's values");
+  dispatch::expect_dense_on_device(C, "C's values");
+  auto p = new_plan(h, Operation::SpMM, compute_type, A, B, C);
+  p->spmm = dispatch::build_spmm({h, A, B, C, compute_type, options}, alg, p->info);
+  p->info.candidates = p->spmm->candidate_count();
+  p->info.workspace_bytes = p->spmm->workspace_bytes();
+  if (options.autotune) autotune_spmm(h, *p, B, C);
+  p->info.analyze_ms = ms_since(start);
+  log_choice("spxSpMM_analyze", *p, A.rows, A.cols, B.cols);
+  return p;
+}
+
+std::unique_ptr<spxPlan> analyze_sddmm(const spxContext& h, const spxDnMatDescr& A,
+                                       const spxDnMatDescr& B, const spxSpMatDescr& C,
+                                       spxDataType_t compute_type, spxSDDMMAlg_t alg,
+                                       const spxPlanOptions& options) {
+  const auto start = Clock::now();
+  dispatch::expect_dense_on_device(A, "A's values");
+  dispatch::expect_dense_on_device(B, "B's values");
+  auto p = new_plan(h, Operation::SDDMM, compute_type, C, A, B);
+  p->sddmm = dispatch::build_sddmm({h, A, B, C, compute_type, options}, alg, p->info);
+  p->info.candidates = 1;
+  p->info.analyze_ms = ms_since(start);
+  log_choice("spxSDDMM_analyze", *p, A.rows, A.cols, B.cols);
+  return p;
+}
+
+void update_values(const spxContext& h, spxPlan& plan, const spxSpMatDescr& A) {
+  plan.spmm->update_values(h, A);
+}
+
+void execute_spmm(const spxContext& h, const spxPlan& plan, const void* alpha,
+                  const spxDnMatDescr& B, const void* beta, const spxDnMatDescr& C,
+                  void* workspace) {
+  plan.spmm->run(h, {alpha, beta, B, C, workspace});
+  log::trace("spxSpMM: %s on stream %p", plan.info.kernel, static_cast<void*>(h.stream));
+}
+
+void execute_sddmm(const spxContext& h, const spxPlan& plan, const void* alpha,
+                   const spxDnMatDescr& A, const spxDnMatDescr& B, const void* beta,
+                   const spxSpMatDescr& C, void* workspace) {
+  plan.sddmm->run(h, {alpha, beta, A, B, C, workspace});
+  log::trace("spxSDDMM: %s on stream %p", plan.info.kernel, static_cast<void*>(h.stream));
+}
+
+}  // namespace spx::plan

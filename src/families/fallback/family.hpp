@@ -1,0 +1,12 @@
+// The generic fallback family: takes every valid input. The structure becomes CSR on the host,
+// values are gathered (widened to fp32 / int32) on the device, one simple kernel computes.
+#pragma once
+
+#include "families/family.hpp"
+
+namespace spx::dispatch {
+
+std::unique_ptr<SpmmKernelPlan> build_fallback_spmm(const SpmmProblem& p, spxPlanInfo_t& info);
+std::unique_ptr<SddmmKernelPlan> build_fallback_sddmm(const SddmmProblem& p, spxPlanInfo_t& info);
+
+}  // namespace spx::dispatch

@@ -1,0 +1,80 @@
+// What every kernel family plugs into. A family offers, per operation, a `can_implement` test
+// and a builder; the builder does all structural work once (analyze) and returns a KernelPlan
+// that owns the family's device data. The plan is then run many times, read-only.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "runtime/objects.hpp"
+
+namespace spx::dispatch {
+
+/// Everything analyze knows about an SpMM C = A * B (+ C): operands, the handle's device and
+/// the caller's analyze options.
+struct SpmmProblem {
+  const spxContext& h;
+  const spxSpMatDescr& A;
+  const spxDnMatDescr& B;
+  const spxDnMatDescr& C;
+  spxDataType_t compute_type;
+  const spxPlanOptions& options;
+};
+
+/// Everything analyze knows about an SDDMM C = (A * B) .* spy(C) (+ C).
+struct SddmmProblem {
+  const spxContext& h;
+  const spxDnMatDescr& A;
+  const spxDnMatDescr& B;
+  const spxSpMatDescr& C;
+  spxDataType_t compute_type;
+  const spxPlanOptions& options;
+};
+
+/// Per-call arguments: the scalars as the user passed them and the current dense operands.
+struct SpmmCall {
+  const void* alpha;
+  const void* beta;
+  const spxDnMatDescr& B;
+  const spxDnMatDescr& C;
+  void* workspace;
+};
+
+struct SddmmCall {
+  const void* alpha;
+  const void* beta;
+  const spxDnMatDescr& A;
+  const spxDnMatDescr& B;
+  const spxSpMatDescr& C;
+  void* workspace;
+};
+
+class SpmmKernelPlan {
+ public:
+  virtual ~SpmmKernelPlan() = default;
+  /// Queues the product on h.stream. Must not synchronize or allocate.
+  virtual void run(const spxContext& h, const SpmmCall& call) const = 0;
+  /// Re-packs values from A.values (same structure), queued on h.stream.
+  virtual void update_values(const spxContext& h, const spxSpMatDescr& A) = 0;
+
+  /// Kernel configurations spxSpMM_search may time (tile shapes, vector widths, splits).
+  /// The plan runs `selected()`; a family with one configuration keeps these defaults.
+  virtual int candidate_count() const { return 1; }
+  virtual int selected() const { return 0; }
+  virtual void select(int /*candidate*/) {}
+  /// Human-readable configuration of a candidate, for spxPlanInfo_t::config.
+  virtual std::string describe(int /*candidate*/) const { return {}; }
+  /// Device workspace bytes run() needs (the largest over the candidates).
+  virtual size_t workspace_bytes() const { return 0; }
+};
+
+class SddmmKernelPlan {
+ public:
+  virtual ~SddmmKernelPlan() = default;
+  virtual void run(const spxContext& h, const SddmmCall& call) const = 0;
+};
+
+/// A family's answer to "can you take this input?": empty when yes, else one sentence why not.
+using Refusal = std::string;
+
+}  // namespace spx::dispatch

@@ -1,0 +1,9 @@
+// SR-BCRS SpMM kernels with 8-bit A and 4-bit B (the four signedness combinations). One
+// compile unit per bit pair keeps each nvcc job small on a 2-core build machine.
+#include "families/srbcrs/kernels/spmm_kernel.cuh"
+
+namespace spx::kernels::srbcrs::detail {
+
+SPX_SRBCRS_DEFINE_BITS(8, 4)
+
+}  // namespace spx::kernels::srbcrs::detail

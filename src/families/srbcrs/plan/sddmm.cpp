@@ -1,0 +1,137 @@
+#include "families/srbcrs/plan/sddmm.hpp"
+
+#include "runtime/dtype.hpp"
+#include "runtime/error.hpp"
+#include "formats/structure_checks.hpp"
+
+namespace spx::plan {
+namespace {
+
+using ll = long long;
+
+bool is_8_or_4_bit_int(spxDataType_t t) {
+  return t == SPX_R_8I || t == SPX_R_8U || t == SPX_R_4I || t == SPX_R_4U;
+}
+
+/// Warps per block of the kernel (the grid counts blocks of this many tasks).
+constexpr int64_t kBlockWarps = 4;
+
+int64_t round_up(int64_t x, int64_t unit) { return (x + unit - 1) / unit * unit; }
+
+}  // namespace
+
+std::string SrbcrsSddmmChoice::precision() const { return strf("l%dr%d", a_bits, b_bits); }
+
+std::string SrbcrsSddmmChoice::kernel_name() const { return "srbcrs_sddmm_" + precision(); }
+
+std::string srbcrs_sddmm_refusal(const SrbcrsSddmmProblem& p) {
+  if (p.format != SPX_FORMAT_BCRS && p.format != SPX_FORMAT_CSR)
+    return "the SR-BCRS SDDMM takes a BCRS(V) or CSR output pattern only";
+  if (p.vec_len != 1 && p.vec_len != 2 && p.vec_len != 4 && p.vec_len != 8)
+    return strf(
+        "vector length V = %lld is not 1, 2, 4 or 8 (a vector's rows must fit the n = 8 side "
+        "of the mma)",
+        ll(p.vec_len));
+  const bool narrow = is_8_or_4_bit_int(p.a_type) && is_8_or_4_bit_int(p.b_type);
+  const bool wide = p.a_type == SPX_R_16I && p.b_type == SPX_R_16I;
+  if (!narrow && !wide)
+    return strf(
+        "the SR-BCRS SDDMM takes A and B of 8I, 8U, 4I or 4U in any mix, or both 16I "
+        "(A %s, B %s)",
+        dtype::name(p.a_type), dtype::name(p.b_type));
+  if (p.compute_type != SPX_R_32I)
+    return strf("the SR-BCRS SDDMM accumulates in 32I (compute type %s)",
+                dtype::name(p.compute_type));
+  if (p.c_type != SPX_R_32I && p.c_type != SPX_R_32F && p.c_type != SPX_R_16F)
+    return strf("the SR-BCRS SDDMM writes 32I, 32F or 16F (C %s)", dtype::name(p.c_type));
+  if (p.cc_major < 8) return "the SR-BCRS SDDMM needs sm_80 or newer (int8 mma.sync)";
+  // Every vector-row pads to whole strides: at most num_vectors + 31 * vector_rows slots.
+  const int64_t vector_rows = p.vec_len > 0 ? p.m / p.vec_len : 0;
+  const int64_t max_tasks = (p.num_vectors + 31 * vector_rows) / kSddmmStride + vector_rows;
+  if (p.k > INT32_MAX || p.n > INT32_MAX || max_tasks / kBlockWarps + 1 > INT32_MAX)
+    return strf("the shape %lld x %lld x %lld exceeds the SR-BCRS SDDMM kernel's grid", ll(p.m),
+                ll(p.k), ll(p.n));
+  return {};
+}
+
+SrbcrsSddmmChoice srbcrs_sddmm_choose(const SrbcrsSddmmProblem& p) {
+  const std::string why = srbcrs_sddmm_refusal(p);
+  SPX_EXPECTS(why.empty(), SPX_STATUS_INTERNAL_ERROR,
+              "srbcrs_sddmm_choose on a refused problem: %s", why.c_str());
+  SrbcrsSddmmChoice c;
+  c.a_bits = dtype::bits(p.a_type);
+  c.b_bits = dtype::bits(p.b_type);
+  c.a_signed = !dtype::is_unsigned(p.a_type);
+  c.b_signed = !dtype::is_unsigned(p.b_type);
+  return c;
+}
+
+std::vector<int32_t> srbcrs_slot_ptr(int64_t vector_rows, const int32_t* block_row_ptr,
+                                     int64_t vec_len) {
+  SPX_CHECK_ARG(vector_rows >= 0, "the number of vector-rows (%lld) is negative", ll(vector_rows));
+  SPX_CHECK_ARG(vec_len >= 1, "vector length V = %lld is not positive", ll(vec_len));
+  SPX_CHECK_ARG(block_row_ptr != nullptr, "block_row_ptr is null");
+  check_row_ptr("block_row_ptr", vector_rows, block_row_ptr, -1);
+  std::vector<int32_t> out(static_cast<size_t>(vector_rows) + 1);
+  int64_t slot = 0;
+  for (int64_t i = 0; i < vector_rows; ++i) {
+    out[i] = static_cast<int32_t>(slot);
+    slot += round_up(int64_t{block_row_ptr[i + 1]} - block_row_ptr[i], kSddmmStride);
+    check_fits_int32("SR-BCRS slot count", slot);
+    check_fits_int32("SR-BCRS element count", slot * vec_len);
+  }
+  out[vector_rows] = static_cast<int32_t>(slot);
+  return out;
+}
+
+SrbcrsSddmmPlan srbcrs_sddmm_plan(const BcrsView& c) {
+  SrbcrsConfig cfg;
+  cfg.stride = kSddmmStride;
+  cfg.type = SPX_R_8I;  // 8-bit: columns in natural slot order (no int4 shuffle)
+  SrbcrsLayout l = srbcrs_build_structure(c, cfg);
+  SrbcrsSddmmPlan p;
+  p.m = c.rows;
+  p.n = c.cols;
+  p.vec_len = c.vec_len;
+  p.vector_rows = l.vector_rows;
+  p.num_vectors = l.num_vectors;
+  p.slots = l.slots;
+  p.col = std::move(l.col);
+  p.vec_map = std::move(l.vec_map);
+  p.task_row.reserve(static_cast<size_t>(l.slots / kSddmmStride));
+  for (int64_t i = 0; i < l.vector_rows; ++i)
+    for (int64_t s = l.row_ptr[2 * i]; s < l.row_ptr[2 * i + 2]; s += kSddmmStride)
+      p.task_row.push_back(static_cast<int32_t>(i));
+  return p;
+}
+
+int64_t srbcrs_sddmm_output_element(const SrbcrsSddmmPlan& p, ValuesLayout layout, int64_t slot,
+                                    int64_t v) {
+  if (layout == ValuesLayout::Srbcrs)
+    return (slot / kSddmmStride) * kSddmmStride * p.vec_len + v * kSddmmStride +
+           slot % kSddmmStride;
+  const int32_t vec = p.vec_map[static_cast<size_t>(slot)];
+  return vec < 0 ? -1 : int64_t{vec} * p.vec_len + v;
+}
+
+int64_t srbcrs_sddmm_pitch(int64_t k, int bits) {
+  return round_up((k * bits + 7) / 8, 16);
+}
+
+bool srbcrs_sddmm_direct(bool k_contiguous, uintptr_t address, int64_t ld, int bits) {
+  if (!k_contiguous) return false;
+  const int64_t ld_bits = ld * bits;
+  return address % 16 == 0 && ld_bits % (16 * 8) == 0;
+}
+
+SrbcrsSddmmWorkspace srbcrs_sddmm_workspace(int64_t m, int64_t k, int64_t n, int a_bits,
+                                            int b_bits) {
+  SrbcrsSddmmWorkspace w;
+  if (m <= 0 || n <= 0 || k <= 0) return w;
+  w.a_offset = 0;
+  w.b_offset = round_up(m * srbcrs_sddmm_pitch(k, a_bits), 256);
+  w.bytes = w.b_offset + n * srbcrs_sddmm_pitch(k, b_bits);
+  return w;
+}
+
+}  // namespace spx::plan
