@@ -1,6 +1,7 @@
 #include "engine/plan.hpp"
 
 #include "engine/autotune.hpp"
+#include "engine/overrides.hpp"
 #include "runtime/elapsed.hpp"
 #include "runtime/log.hpp"
 #include "engine/registry.hpp"
@@ -43,7 +44,8 @@ std::unique_ptr<spxPlan> analyze_spmm(const spxContext& h, const spxSpMatDescr& 
   dispatch::expect_dense_on_device(B, "B's values");
   dispatch::expect_dense_on_device(C, "C's values");
   auto p = new_plan(h, Operation::SpMM, compute_type, A, B, C);
-  p->spmm = dispatch::build_spmm({h, A, B, C, compute_type, options}, alg, p->info);
+  const dispatch::Switches switches = engine::read_switches();
+  p->spmm = dispatch::build_spmm({h, A, B, C, compute_type, options, switches}, alg, p->info);
   p->info.candidates = p->spmm->candidate_count();
   p->info.workspace_bytes = p->spmm->workspace_bytes();
   if (options.autotune) autotune_spmm(h, *p, B, C);
@@ -60,7 +62,8 @@ std::unique_ptr<spxPlan> analyze_sddmm(const spxContext& h, const spxDnMatDescr&
   dispatch::expect_dense_on_device(A, "A's values");
   dispatch::expect_dense_on_device(B, "B's values");
   auto p = new_plan(h, Operation::SDDMM, compute_type, C, A, B);
-  p->sddmm = dispatch::build_sddmm({h, A, B, C, compute_type, options}, alg, p->info);
+  const dispatch::Switches switches = engine::read_switches();
+  p->sddmm = dispatch::build_sddmm({h, A, B, C, compute_type, options, switches}, alg, p->info);
   p->info.candidates = 1;
   p->info.analyze_ms = ms_since(start);
   log_choice("spxSDDMM_analyze", *p, A.rows, A.cols, B.cols);

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "families/switches.hpp"
 #include "runtime/objects.hpp"
 
 namespace spx::dispatch {
@@ -19,6 +20,7 @@ struct SpmmProblem {
   const spxDnMatDescr& C;
   spxDataType_t compute_type;
   const spxPlanOptions& options;
+  const Switches& switches;  ///< the SPX_* environment switches at analyze
 };
 
 /// Everything analyze knows about an SDDMM C = (A * B) .* spy(C) (+ C).
@@ -29,6 +31,7 @@ struct SddmmProblem {
   const spxSpMatDescr& C;
   spxDataType_t compute_type;
   const spxPlanOptions& options;
+  const Switches& switches;  ///< the SPX_* environment switches at analyze
 };
 
 /// Per-call arguments: the scalars as the user passed them and the current dense operands.

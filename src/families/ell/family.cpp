@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "runtime/dtype.hpp"
-#include "runtime/env.hpp"
 #include "runtime/log.hpp"
 #include "families/operands.hpp"
 #include "families/structure.hpp"
@@ -51,17 +50,17 @@ class EllSpmm final : public SpmmKernelPlan {
     s.b_row_major = p.B.order == SPX_ORDER_ROW;
     s.sm_count = p.h.sm_count > 0 ? p.h.sm_count : 132;
     s.smem_optin = static_cast<int64_t>(p.h.smem_per_block_optin);
-    s.all_dense_candidates = env::flag("SPX_ELL_DENSE_CANDIDATES") == 1;
+    s.all_dense_candidates = p.switches.flag("SPX_ELL_DENSE_CANDIDATES") == 1;
     // The decode kernel's copy of B by the TMA unit (cp.async.bulk, sm_90 code: the library's
     // device code must run as sm_90 here, code_arch, not only the device be one);
     // SPX_ELL_STAGE_BULK=0 leaves it to the threads (measurements).
-    s.bulk_copy = p.h.code_arch >= 90 && env::flag("SPX_ELL_STAGE_BULK") != 0;
+    s.bulk_copy = p.h.code_arch >= 90 && p.switches.flag("SPX_ELL_STAGE_BULK") != 0;
     s.index16 = index16_;
     sm_count_ = s.sm_count;
     // Programmatic dependent launch of the decode kernel (griddepcontrol, sm_90 and later);
     // SPX_ELL_PDL=0 turns it off (measurements).
     // (griddepcontrol.wait is in sm_90 code only: without it an early start would race.)
-    dependent_launch_ = p.h.code_arch >= 90 && env::flag("SPX_ELL_PDL") != 0;
+    dependent_launch_ = p.h.code_arch >= 90 && p.switches.flag("SPX_ELL_PDL") != 0;
     shape_ = s;
     candidates_ = ek::candidate_configs(s);
     // DenseMma multiplies a dense copy of A that the plan keeps (made here and by
@@ -70,7 +69,7 @@ class EllSpmm final : public SpmmKernelPlan {
           return c.kind == ek::KernelKind::DenseMma;
         }))
       dense_a_ = device::Buffer(static_cast<size_t>(ek::dense_mma_a_bytes(m_, k_, half_ ? 2 : 4)));
-    if (const int64_t force = env::index("SPX_ELL_FORCE_CANDIDATE", candidate_count());
+    if (const int64_t force = p.switches.index("SPX_ELL_FORCE_CANDIDATE", candidate_count());
         force >= 0)
       selected_ = static_cast<int>(force);
     suffix_ =

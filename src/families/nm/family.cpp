@@ -10,7 +10,6 @@
 
 #include "runtime/dtype.hpp"
 #include "runtime/elapsed.hpp"
-#include "runtime/env.hpp"
 #include "runtime/log.hpp"
 #include "families/operands.hpp"
 #include "families/structure.hpp"
@@ -68,8 +67,8 @@ int64_t plan_windows(const SpmmProblem& p, bool packing, bool fits[knm::kTileCou
 }
 
 /// SPX_NM_FORCE_TILE=<tile name>: that tile where it fits; -1 when unset or unknown.
-int env_tile() {
-  const char* v = env::text("SPX_NM_FORCE_TILE");
+int env_tile(const Switches& switches) {
+  const char* v = switches.text("SPX_NM_FORCE_TILE");
   if (v == nullptr) return -1;
   for (const TileShape& t : knm::kTiles)
     if (std::strcmp(v, t.name) == 0) return static_cast<int>(t.id);
@@ -96,7 +95,9 @@ class NmSpmm final : public SpmmKernelPlan {
          const plan::NmIndexLayout& layout, int depth)
       : dims_(dims), staging_(staging), packing_(layout.packing) {
     base_.depth = depth;
-    base_.producer_last = env::flag("SPX_NM_PRODUCER") != 0;
+    base_.producer_last = p.switches.flag("SPX_NM_PRODUCER") != 0;
+    stream_k_slots_ = p.switches.integer("SPX_NM_STREAM_K_SLOTS", 0);
+    stream_k_forced_ = p.switches.flag("SPX_NM_STREAM_K") == 1;
     smem_optin_ = p.h.smem_per_block_optin;
     sm_count_ = p.h.sm_count;
     bulk_device_ = p.h.code_arch >= 90;  // the tensor-copy kernel is sm_90 code
@@ -169,10 +170,9 @@ class NmSpmm final : public SpmmKernelPlan {
     const int64_t tiles = ((base_.m + t.bm - 1) / t.bm) * ((base_.n + t.bn - 1) / t.bn);
     const int per_sm = knm::spmm_bulk_stream_k_occupancy(tile, base_);
     if (per_sm <= 0) return {};
-    const int64_t forced = env::integer("SPX_NM_STREAM_K_SLOTS", 0);
-    const int64_t slots = forced >= 2 ? forced : static_cast<int64_t>(per_sm) * sm_count_;
+    const int64_t slots = stream_k_slots_ >= 2 ? stream_k_slots_ : static_cast<int64_t>(per_sm) * sm_count_;
     const knm::StreamKSchedule sk = knm::plan_stream_k(tiles, base_.stages, slots);
-    if (env::flag("SPX_NM_STREAM_K") == 1 || knm::stream_k_pays(sk, slots, gain)) return sk;
+    if (stream_k_forced_ || knm::stream_k_pays(sk, slots, gain)) return sk;
     return {};
   }
 
@@ -297,6 +297,8 @@ class NmSpmm final : public SpmmKernelPlan {
   size_t smem_optin_ = 0;
   int sm_count_ = 1;
   bool bulk_device_ = false;  ///< cc >= 9.0: the tensor-copy kernel exists
+  int64_t stream_k_slots_ = 0;   ///< SPX_NM_STREAM_K_SLOTS (>= 2: that many block slots)
+  bool stream_k_forced_ = false;  ///< SPX_NM_STREAM_K=1: stream-K wherever a schedule exists
   knm::SpmmArgs base_;
   std::vector<Candidate> candidates_;
   int selected_ = 0;
@@ -337,17 +339,17 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
 
   // A column-major B is staged row-major before the kernel (see families/nm/kernels/launch.hpp: StageBArgs)
   // unless SPX_NM_STAGE_B=0; the kernel then loads it as row-major.
-  const bool stage_b = p.B.order == SPX_ORDER_COL && env::flag("SPX_NM_STAGE_B") != 0;
+  const bool stage_b = p.B.order == SPX_ORDER_COL && p.switches.flag("SPX_NM_STAGE_B") != 0;
   // sm_90 runs non-packed plans on the tensor-copy kernel (spmm_bulk.cuh) when B's rows allow
   // it, unless SPX_NM_BULK=0: its stages are sized for it (dense B rows in shared memory).
   // (Its code exists where the library's device code runs as sm_90: code_arch, not cc_major.)
-  const bool bulk = p.h.code_arch >= 90 && env::flag("SPX_NM_BULK") != 0 &&
+  const bool bulk = p.h.code_arch >= 90 && p.switches.flag("SPX_NM_BULK") != 0 &&
                     (stage_b || (p.B.order == SPX_ORDER_ROW && p.B.ld % 4 == 0));
 
   // Both stagings, then the packing decision from the model (or the override).
   bool fits_plain[knm::kTileCount], fits_packed[knm::kTileCount];
   // Pipeline depth (stage buffers in flight): 2 unless SPX_NM_DEPTH=3 and a 3-deep stage fits.
-  int depth = env::integer("SPX_NM_DEPTH", 2) == 3 ? 3 : 2;
+  int depth = p.switches.integer("SPX_NM_DEPTH", 2) == 3 ? 3 : 2;
   int64_t w_plain = plan_windows(p, false, fits_plain, depth, bulk);
   int64_t w_packed = plan_windows(p, true, fits_packed, depth);
   if (depth == 3 && w_plain == 0 && w_packed == 0) {
@@ -386,7 +388,7 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
   }
   const plan::NmPackingDecision decision = plan::nm_decide_packing(cost, model);
   bool packing = decision.packing;
-  const int64_t forced = env::integer("SPX_NM_FORCE_PACKING", -1);
+  const int64_t forced = p.switches.integer("SPX_NM_FORCE_PACKING", -1);
   if (forced == 0 && w_plain > 0) packing = false;
   if (forced == 1 && w_packed > 0) packing = true;
   SPX_EXPECTS(packing ? w_packed > 0 : w_plain > 0, SPX_STATUS_INTERNAL_ERROR,
@@ -410,20 +412,20 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
   const bool tensor_copies = bulk && !packing;
   knm::Choice choice =
       knm::choose_tile(dims.rows, n_cols, staging.stages, sm_count, fits, tensor_copies);
-  const int forced_tile = env_tile();
+  const int forced_tile = env_tile(p.switches);
   if (forced_tile >= 0 && fits[forced_tile]) choice.tile = static_cast<TileId>(forced_tile);
-  const int64_t forced_split = env::integer("SPX_NM_FORCE_SPLIT", 0);
+  const int64_t forced_split = p.switches.integer("SPX_NM_FORCE_SPLIT", 0);
   if (forced_split >= 1) choice.split = static_cast<int>(std::min<int64_t>(forced_split, 64));
   // sm_90: the tensor-copy kernel for non-packed plans unless SPX_NM_BULK=0 (the cp.async
   // kernel stays a search candidate).
   // A column-major B on the tensor-copy kernel is streamed beside it where the tile allows
   // (unless SPX_NM_STREAM_B=0); the copy before the kernel stays a search candidate.
-  const bool stream_b = stage_b && env::flag("SPX_NM_STREAM_B") != 0;
+  const bool stream_b = stage_b && p.switches.flag("SPX_NM_STREAM_B") != 0;
   // Stream-K where the last wave of tiles would leave enough slots idle to pay for it
   // (families/nm/kernels/stream_k.hpp), unless SPX_NM_STREAM_K=0; it comes first when it applies (a
   // column-major B then copied before the kernel instead of streamed beside it), and one block
   // per tile stays a search candidate.
-  const bool stream_k = env::flag("SPX_NM_STREAM_K") != 0;
+  const bool stream_k = p.switches.flag("SPX_NM_STREAM_K") != 0;
   if (stream_k) k->add_candidate(choice.tile, choice.split, stage_b, bulk, false, true);
   k->add_candidate(choice.tile, choice.split, stage_b, bulk, stream_b);
   if (stream_b) k->add_candidate(choice.tile, choice.split, stage_b, bulk);

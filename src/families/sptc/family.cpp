@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "runtime/dtype.hpp"
-#include "runtime/env.hpp"
 #include "runtime/log.hpp"
 #include "families/operands.hpp"
 #include "families/structure.hpp"
@@ -35,8 +34,8 @@ plan::SortedBcrs sorted_structure(const SpmmProblem& p) {
                                    host.idx.data());
 }
 
-int forced_block_tile(int64_t v) {
-  const int64_t bt = env::integer("SPX_SPTC_BLOCK_TILE", 0);
+int forced_block_tile(int64_t v, const Switches& switches) {
+  const int64_t bt = switches.integer("SPX_SPTC_BLOCK_TILE", 0);
   if (bt == 0) return 0;
   if ((bt == 16 || bt == 32 || bt == 64 || bt == 128) && bt / v <= 64) return static_cast<int>(bt);
   log::info("SPX_SPTC_BLOCK_TILE=%lld ignored: not 16, 32, 64 or 128 (128: V >= 2)",
@@ -95,7 +94,7 @@ class SptcSpmm final : public SpmmKernelPlan {
     const bool aligned = ks::b_aligned(p.B.values, p.B.ld, p.B.order);
     ks::SptcConfig rule =
         ks::choose_config(block_tile_, panels_, n_, p.h.sm_count, max_pairs_, aligned);
-    const int force_resident = env::flag("SPX_SPTC_RESIDENT");
+    const int force_resident = p.switches.flag("SPX_SPTC_RESIDENT");
     const int resident_smem = ks::smem_bytes(block_tile_, 128, true, max_pairs_);
     const bool resident_ok = block_tile_ >= 64 && n_ > 64 && resident_smem <= ks::kMaxSmemPerBlock;
     if (force_resident >= 0 && (force_resident == 0 || resident_ok) &&
@@ -119,7 +118,7 @@ class SptcSpmm final : public SpmmKernelPlan {
     // wherever it fits, 0: never); either way both stay candidates (search,
     // SPX_SPTC_FORCE_CANDIDATE).
     // SPX_SPTC_RESIDENT=1 keeps the forced resident-A kernel as the rule's choice.
-    const int force_wgmma = env::flag("SPX_SPTC_WGMMA");
+    const int force_wgmma = p.switches.flag("SPX_SPTC_WGMMA");
     const bool wgmma_ok = ks::wgmma_usable(p.h.cc_major, p.h.cc_minor) && aligned &&
                           ks::wgmma_fits(block_tile_) && force_wgmma != 0;
     const bool wgmma_rule =
@@ -151,14 +150,14 @@ class SptcSpmm final : public SpmmKernelPlan {
           ks::tiles_per_block_for(panels_, n_, block_tile_, 128, p.h.sm_count, resident_smem);
       if (c.tiles_per_block >= 2) add(c);
     }
-    if (const int64_t tpb = env::integer("SPX_SPTC_TILES_PER_BLOCK", 0); tpb != 0) {
+    if (const int64_t tpb = p.switches.integer("SPX_SPTC_TILES_PER_BLOCK", 0); tpb != 0) {
       if (tpb >= 1 && tpb <= INT32_MAX)
         for (ks::SptcConfig& c : candidates_) c.tiles_per_block = static_cast<int>(tpb);
       else
         log::info("SPX_SPTC_TILES_PER_BLOCK=%lld ignored: not a positive integer",
                   static_cast<long long>(tpb));
     }
-    if (const int64_t force = env::index("SPX_SPTC_FORCE_CANDIDATE", candidate_count());
+    if (const int64_t force = p.switches.index("SPX_SPTC_FORCE_CANDIDATE", candidate_count());
         force >= 0)
       selected_ = static_cast<int>(force);
     suffix_ = strf("; %sk tiles %lld, skipped %lld, retries %lld, pad %lld; %.1f%% of dense; "
@@ -272,11 +271,11 @@ std::unique_ptr<SpmmKernelPlan> build_sptc_spmm(const SpmmProblem& p, spxPlanInf
               ll(sorted.duplicate_block_row));
   plan::SptcReorderConfig cfg;
   cfg.threads = 0;
-  const int cluster = env::flag("SPX_SPTC_CLUSTER");  // 0: identity, 1: always clustered
+  const int cluster = p.switches.flag("SPX_SPTC_CLUSTER");  // 0: identity, 1: always clustered
   cfg.row_order = cluster < 0    ? plan::sptc_default_row_order(p.B.cols)
                   : cluster == 0 ? plan::SptcRowOrder::kIdentity
                                  : plan::SptcRowOrder::kClustered;
-  const int forced = forced_block_tile(vec_len_of(p.A));
+  const int forced = forced_block_tile(vec_len_of(p.A), p.switches);
   plan::SptcLayout layout;
   std::array<double, plan::kSptcMaxBlockTiles> costs{};
   if (forced > 0) {

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "runtime/dtype.hpp"
-#include "runtime/env.hpp"
 #include "runtime/log.hpp"
 #include "families/operands.hpp"
 #include "families/structure.hpp"
@@ -40,16 +39,16 @@ plan::SrbcrsProblem describe_problem(const SpmmProblem& p) {
 /// The schedule the plan starts on: the rule's, or SPX_SRBCRS_FORCE_SPLIT=1|2|4 and
 /// SPX_SRBCRS_FORCE_ORDER=row|tile (environment, read by analyze; for tests and experiments).
 plan::SrbcrsSchedule starting_schedule(const plan::SrbcrsLayout& l, int64_t n, int sm_count,
-                                       const plan::SrbcrsChoice& c) {
+                                       const plan::SrbcrsChoice& c, const Switches& switches) {
   plan::SrbcrsSchedule s =
       plan::srbcrs_schedule(l.vector_rows, n, l.slots, sm_count, c.warp_cols, c.stride);
-  if (const int64_t split = env::integer("SPX_SRBCRS_FORCE_SPLIT", 0); split != 0) {
+  if (const int64_t split = switches.integer("SPX_SRBCRS_FORCE_SPLIT", 0); split != 0) {
     if (split == 1 || split == 2 || split == 4)
       s.split = static_cast<int>(split);
     else
       log::info("SPX_SRBCRS_FORCE_SPLIT=%lld ignored: not 1, 2 or 4", static_cast<long long>(split));
   }
-  if (const char* v = env::text("SPX_SRBCRS_FORCE_ORDER")) {
+  if (const char* v = switches.text("SPX_SRBCRS_FORCE_ORDER")) {
     if (std::strcmp(v, "row") == 0 || std::strcmp(v, "tile") == 0)
       s.tile_major = std::strcmp(v, "tile") == 0;
     else
@@ -60,8 +59,8 @@ plan::SrbcrsSchedule starting_schedule(const plan::SrbcrsLayout& l, int64_t n, i
 
 /// The L4-R4 path: the rule's, or SPX_SRBCRS_FORCE_INT4=native|unpacked (environment, read by
 /// analyze; lets the native int4 kernel be tested on a GPU where the rule would not pick it).
-plan::SrbcrsInt4Path int4_path_override() {
-  const char* v = env::text("SPX_SRBCRS_FORCE_INT4");
+plan::SrbcrsInt4Path int4_path_override(const Switches& switches) {
+  const char* v = switches.text("SPX_SRBCRS_FORCE_INT4");
   if (v == nullptr) return plan::SrbcrsInt4Path::Rule;
   if (std::strcmp(v, "native") == 0) return plan::SrbcrsInt4Path::Native;
   if (std::strcmp(v, "unpacked") == 0) return plan::SrbcrsInt4Path::Unpacked;
@@ -98,7 +97,7 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
                 "layout (the native int4 path); use the native values layout",
                 static_cast<long long>(l.stride));
     workspace_ = static_cast<size_t>(plan::srbcrs_workspace_bytes(k_, n_, choice.b_bits));
-    schedules_ = plan::srbcrs_schedules(starting_schedule(l, n_, p.h.sm_count, choice));
+    schedules_ = plan::srbcrs_schedules(starting_schedule(l, n_, p.h.sm_count, choice, p.switches));
     // At most ~150 characters, so the schedule appended by describe() fits spxPlanInfo_t.
     config_ = strf("%s %s (V=%d on n8); stride %lld, warp %lld cols, %d stages; B %s%s; C %s %s",
                    choice.precision().c_str(), choice.path().c_str(), vec_len_,
@@ -184,7 +183,7 @@ Refusal srbcrs_can_implement(const SpmmProblem& p) {
 
 std::unique_ptr<SpmmKernelPlan> build_srbcrs_spmm(const SpmmProblem& p, spxPlanInfo_t& info) {
   plan::SrbcrsProblem d = describe_problem(p);
-  d.int4_path = int4_path_override();
+  d.int4_path = int4_path_override(p.switches);
   const plan::SrbcrsChoice choice = plan::srbcrs_choose(d);
   const HostStructure host = download_structure(p.h, p.A);
   plan::BcrsView view;
