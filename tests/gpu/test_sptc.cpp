@@ -344,8 +344,8 @@ TEST_CASE("SpTC warpgroup kernel (wgmma.sp, sm_90a) on compute capability 9.0, b
   }
   // Long panels (tens of k steps), several n tiles per block, n tails, both C types; aligned
   // row-major B (the kernel's only B). SPX_SPTC_WGMMA=1 makes it the plan's choice wherever it
-  // fits, 0 gives the mma.sync kernel back. The no-swizzle layout is read once per process
-  // (SPX_SPTC_WG_INTERLEAVE): the test's second run covers it (README).
+  // fits, 0 gives the mma.sync kernel back; SPX_SPTC_WG_INTERLEAVE=1 stages B in the no-swizzle
+  // layout (the plan's configuration says "interleaved B").
   EnvOverride on("SPX_SPTC_WGMMA", "1");
   UniqueHandle h = make_handle();
   uint64_t seed = 77000;
@@ -363,10 +363,17 @@ TEST_CASE("SpTC warpgroup kernel (wgmma.sp, sm_90a) on compute capability 9.0, b
         o.cluster = static_cast<int>(seed % 2);
         spxPlanInfo_t info = run_case(h.get(), c, e, o);
         CHECK(str(info.config, sizeof info.config).find("wgmma.sp") != std::string::npos);
+        CHECK(str(info.config, sizeof info.config).find("interleaved B") == std::string::npos);
         o.tiles_per_block = 2;
         info = run_case(h.get(), c, e, o);
         CHECK(str(info.config, sizeof info.config).find("wgmma.sp") != std::string::npos);
         o.tiles_per_block = 0;
+        {
+          EnvOverride interleave("SPX_SPTC_WG_INTERLEAVE", "1");
+          info = run_case(h.get(), c, e, o);
+          CHECK(str(info.config, sizeof info.config).find("wgmma.sp interleaved B") !=
+                std::string::npos);
+        }
         EnvOverride off("SPX_SPTC_WGMMA", "0");
         info = run_case(h.get(), c, e, o);
         CHECK(str(info.config, sizeof info.config).find("wgmma.sp") == std::string::npos);

@@ -157,6 +157,8 @@ class SptcSpmm final : public SpmmKernelPlan {
         log::info("SPX_SPTC_TILES_PER_BLOCK=%lld ignored: not a positive integer",
                   static_cast<long long>(tpb));
     }
+    if (p.switches.flag("SPX_SPTC_WG_INTERLEAVE") == 1)
+      for (ks::SptcConfig& c : candidates_) c.wg_interleave = c.wgmma;
     if (const int64_t force = p.switches.index("SPX_SPTC_FORCE_CANDIDATE", candidate_count());
         force >= 0)
       selected_ = static_cast<int>(force);

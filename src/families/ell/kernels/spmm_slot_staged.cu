@@ -16,7 +16,6 @@
 // Rows start 8-slot aligned (the plan's row pitch), so every lane reads whole 16-byte vectors.
 #include <type_traits>
 
-#include "runtime/env.hpp"
 #include "device/cp_async.cuh"
 #include "device/launch.cuh"
 #include "device/mbarrier.cuh"
@@ -391,9 +390,11 @@ __device__ __forceinline__ void reduce_scatter_store(const SpmmArgs& a, float (&
 struct StageParams {
   int lanes_log2 = 4;
   bool b_vec = false;   ///< threads: 16-byte pieces of row-major B
-  bool rotate = true;   ///< threads: each block starts the copy at its own offset
+  bool rotate = true;   ///< threads: each block starts the copy at its own offset (the launcher
+                        ///< always sets it; the unrotated order measured slower)
   bool async = true;    ///< b_vec: the copy by cp.async (else 16-byte loads and stores)
-  bool early_a = true;  ///< A's first loads before griddepcontrol.wait (SPX_ELL_EARLY_A=0: after)
+  bool early_a = true;  ///< A's first loads before griddepcontrol.wait (always; after it measured
+                        ///< slower)
 };
 
 /// NT: accumulators per lane; kParts: column parts of the staged chunk (kParts x NT columns), the
@@ -638,30 +639,16 @@ struct StagedKernels {
 
 bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
-/// SPX_ELL_STAGE_ROTATE=0 makes every block start its thread copy of B at the chunk's first row
-/// (the old order; for measurements).
-bool rotate_staging() {
-  static const bool on = env::flag("SPX_ELL_STAGE_ROTATE") != 0;
-  return on;
-}
-
 /// Whether the thread copy of B (16-byte pieces) goes through cp.async: where the chunk is B's
 /// whole rows (ld == NT, one contiguous block) of at most 64 KiB, measured faster (fp16 4096^2 x
 /// 8, 80 / 90 %: 11.4 / 8.3 us -> 10.5 / 7.6); where the chunk is half of each row (4096^2 x 16,
 /// two chunks of 8 columns) measured slower (15.3 / 11.7 -> 18.4 / 14.7 us), and so where it is
 /// 128 KiB of whole rows (4096^2 x 16 at 80 %, NT 16: 19.5 us against 12.7 with the loads and
 /// stores; two column parts 21.8 against 13.6: ncu shows the copy loop waiting on a full MIO
-/// queue), so the 16-byte loads and stores stay there. SPX_ELL_STAGE_ASYNC=0 / 1 forces either.
-/// SPX_ELL_EARLY_A=0 issues A's first loads after griddepcontrol.wait (the old order; for
-/// measurements).
-bool early_a_loads() {
-  static const bool on = env::flag("SPX_ELL_EARLY_A") != 0;
-  return on;
-}
-
+/// queue), so the 16-byte loads and stores stay there. Decided per call: B's leading dimension
+/// may change between calls.
 bool async_staging(bool whole_rows, int64_t chunk_bytes) {
-  static const int forced = env::flag("SPX_ELL_STAGE_ASYNC");
-  return forced >= 0 ? forced == 1 : whole_rows && chunk_bytes <= (int64_t{64} << 10);
+  return whole_rows && chunk_bytes <= (int64_t{64} << 10);
 }
 
 }  // namespace
@@ -675,8 +662,8 @@ cudaError_t launch_slot_staged(const SpmmArgs& a, const EllConfig& cfg, cudaStre
   // 16-byte pieces of B's chunk rows: row-major, whole chunks, 16-byte aligned rows.
   sp.b_vec = a.B.order == SPX_ORDER_ROW && cfg.nt * elem >= 16 && a.n % cfg.nt == 0 &&
              aligned16(a.B.ptr) && (a.B.ld * elem) % 16 == 0;
-  sp.rotate = rotate_staging();
-  sp.early_a = early_a_loads();
+  sp.rotate = true;
+  sp.early_a = true;
   sp.async = async_staging(a.B.ld == cfg.nt, a.k * cfg.nt * elem);
   const unsigned chunks = static_cast<unsigned>((a.n + cfg.nt - 1) / cfg.nt);
   const int parts = cfg.col_parts;

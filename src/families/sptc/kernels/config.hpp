@@ -153,14 +153,18 @@ struct SptcConfig {
   int tiles_per_block = 1;  ///< consecutive BN-wide tiles of one panel per block
   bool resident = false;    ///< A, metadata and gather of the panel loaded once per block
   bool wgmma = false;       ///< the sm_90a warpgroup kernel (streaming; BLOCK_TILE 64 / 128)
+  /// wgmma only: B staged in the no-swizzle interleaved layout instead of the 128-byte swizzle
+  /// (SPX_SPTC_WG_INTERLEAVE=1; measurements).
+  bool wg_interleave = false;
   bool operator==(const SptcConfig& o) const {
     return block_tile == o.block_tile && bn == o.bn && tiles_per_block == o.tiles_per_block &&
-           resident == o.resident && wgmma == o.wgmma;
+           resident == o.resident && wgmma == o.wgmma && wg_interleave == o.wg_interleave;
   }
   std::string describe() const {
     return "BLOCK_TILE " + std::to_string(block_tile) + " BN " + std::to_string(bn) + " x" +
            std::to_string(tiles_per_block) + (resident ? " resident A" : "") +
-           (wgmma ? " wgmma.sp" : "") + " stages " + std::to_string(kStages);
+           (wgmma ? " wgmma.sp" : "") + (wgmma && wg_interleave ? " interleaved B" : "") +
+           " stages " + std::to_string(kStages);
   }
 };
 

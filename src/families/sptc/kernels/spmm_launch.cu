@@ -1,7 +1,6 @@
 // spmm(): the entry the plan calls. Routes (type, BLOCK_TILE, BN, alignment) to the instantiated
 // kernel; a column-major B is first transposed into the workspace. Also the value packing of
 // spxPlanUpdateValues and the shared-memory opt-in at load time.
-#include "runtime/env.hpp"
 
 #include "families/sptc/kernels/launch.cuh"
 #include "families/sptc/kernels/sptc.hpp"
@@ -59,14 +58,12 @@ cudaError_t route(const detail::KernelParams& p, int64_t panels, int block_tile,
 /// The warpgroup kernel of (T, BLOCK_TILE); only called when wgmma_usable().
 template <class T>
 cudaError_t route_wgmma(const detail::KernelParams& p, int64_t panels, int block_tile, int bn,
-                        cudaStream_t stream) {
+                        bool interleave, cudaStream_t stream) {
 #if defined(SPX_SPTC_SM90A)
-  // SPX_SPTC_WG_INTERLEAVE=1 (experiments): the no-swizzle B layout, read once per process.
-  static const bool interleave = env::flag("SPX_SPTC_WG_INTERLEAVE") == 1;
   if (block_tile == 64) return detail::launch_wgmma<T, 64>(p, panels, bn, interleave, stream);
   if (block_tile == 128) return detail::launch_wgmma<T, 128>(p, panels, bn, interleave, stream);
 #else
-  (void)p, (void)panels, (void)block_tile, (void)bn, (void)stream;
+  (void)p, (void)panels, (void)block_tile, (void)bn, (void)interleave, (void)stream;
 #endif
   return cudaErrorInvalidValue;
 }
@@ -149,8 +146,10 @@ cudaError_t spmm(const SpmmArgs& a, const SptcConfig& cfg, cudaStream_t stream) 
   // The warpgroup kernel (the plan chose it only where wgmma_usable()); an unaligned B at run
   // time takes the mma.sync streaming kernel of the same BN and tiles per block.
   if (cfg.wgmma && aligned && (cfg.bn == 64 || cfg.bn == 128))
-    return a.bf16 ? route_wgmma<__nv_bfloat16>(p, a.panels, cfg.block_tile, cfg.bn, stream)
-                  : route_wgmma<__half>(p, a.panels, cfg.block_tile, cfg.bn, stream);
+    return a.bf16 ? route_wgmma<__nv_bfloat16>(p, a.panels, cfg.block_tile, cfg.bn,
+                                                          cfg.wg_interleave, stream)
+                  : route_wgmma<__half>(p, a.panels, cfg.block_tile, cfg.bn, cfg.wg_interleave,
+                                        stream);
   detail::LaunchShape shape;
   shape.bn = cfg.bn;
   shape.aligned = aligned;
