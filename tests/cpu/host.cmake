@@ -18,3 +18,10 @@ add_executable(test_host_tools ${CMAKE_CURRENT_LIST_DIR}/test_host_tools.cpp)
 target_link_libraries(test_host_tools PRIVATE spx_catch_main_cpu spx Catch2::Catch2)
 target_compile_options(test_host_tools PRIVATE $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra>)
 catch_discover_tests(test_host_tools TEST_PREFIX "test_host_tools: " PROPERTIES LABELS cpu)
+
+# The fallback family's host plan (compiled in directly: libspx hides its internals).
+add_executable(test_fallback_plan ${CMAKE_CURRENT_LIST_DIR}/test_fallback_plan.cpp
+                                  ${PROJECT_SOURCE_DIR}/src/families/fallback/plan/entry_rows.cpp)
+target_link_libraries(test_fallback_plan PRIVATE spx_catch_main_cpu spx_host Catch2::Catch2)
+target_compile_options(test_fallback_plan PRIVATE $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra>)
+catch_discover_tests(test_fallback_plan TEST_PREFIX "test_fallback_plan: " PROPERTIES LABELS cpu)

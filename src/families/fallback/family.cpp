@@ -2,10 +2,11 @@
 
 #include <cstdio>
 
-#include "runtime/dtype.hpp"
+#include "families/fallback/kernels/fallback.hpp"
+#include "families/fallback/plan/entry_rows.hpp"
 #include "families/operands.hpp"
 #include "families/structure.hpp"
-#include "families/fallback/kernels/fallback.hpp"
+#include "runtime/dtype.hpp"
 
 namespace spx::dispatch {
 namespace {
@@ -74,11 +75,7 @@ class FallbackSddmm final : public SddmmKernelPlan {
  public:
   FallbackSddmm(const SddmmProblem& p, const plan::CsrStructure& csr) {
     device::check(kernels::fallback::sddmm_load(), "loading the fallback SDDMM kernel");
-    // One thread per entry: each entry needs its row explicitly.
-    std::vector<int32_t> entry_row(csr.col_ind.size());
-    for (int64_t r = 0; r < csr.rows; ++r)
-      for (int32_t e = csr.row_ptr[r]; e < csr.row_ptr[r + 1]; ++e)
-        entry_row[e] = static_cast<int32_t>(r);
+    const std::vector<int32_t> entry_row = plan::entry_rows(csr);
     csr_.nnz = static_cast<int64_t>(csr.col_ind.size());
     csr_.row_ptr = device::upload(entry_row, p.h.stream);
     csr_.col_ind = device::upload(csr.col_ind, p.h.stream);
