@@ -19,6 +19,8 @@ for py in python3 /usr/bin/python3; do
   if command -v "$py" >/dev/null && "$py" -c "import pytest, numpy" 2>/dev/null; then py_ok=1; break; fi
 done
 [ $py_ok = 1 ] || need+=(python3 python3-pytest python3-numpy)
+# The wheel check (scripts/check-wheel.sh) makes a virtual environment with the python3 in PATH.
+python3 -c "import venv, ensurepip" 2>/dev/null || need+=(python3-venv)
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -ne 0 ] && sudo=sudo

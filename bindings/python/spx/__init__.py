@@ -25,7 +25,41 @@ from .plan import Plan, PlanInfo, SDDMMPlan, SpMMPlan
 from .prune import check_nm, ell_width_for, prune_nm, prune_uniform
 from .sparse import BcrsMatrix, CsrMatrix, EllMatrix, NMMatrix, SparseMatrix
 
-__version__ = "0.1.0"
+
+
+def _package_version():
+    """The version, from its one source (SPX_VERSION_* in include/spx/spx.h): the installed
+    distribution's metadata (`pip install .` read it from the header), else the header of the
+    checkout this package sits in, else None (then the loaded library is asked)."""
+    import re
+    from pathlib import Path
+
+    header = Path(__file__).resolve().parent.parent.parent.parent / "include" / "spx" / "spx.h"
+    if header.is_file():
+        text = header.read_text()
+        parts = [re.search(r"#define SPX_VERSION_%s\s+(\d+)" % p, text) for p in
+                 ("MAJOR", "MINOR", "PATCH")]
+        if all(parts):
+            return ".".join(m.group(1) for m in parts)
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+    except ImportError:  # Python < 3.8
+        return None
+    try:
+        return version("libspx")
+    except PackageNotFoundError:
+        return None
+
+
+_VERSION = _package_version()
+
+
+def __getattr__(name):
+    # __version__ without a checkout or installed metadata: the loaded library's (lazy, so that
+    # `import spx` works without the library).
+    if name == "__version__":
+        return _VERSION if _VERSION is not None else "%d.%d.%d" % library_version()
+    raise AttributeError("module 'spx' has no attribute %r" % name)
 
 
 def library_version() -> tuple:
