@@ -4,7 +4,7 @@
 # with the executable so they cannot collide with other suites in ctest (spx_cpu_test,
 # tests/CMakeLists.txt).
 
-# Catch2's main, compiled once for all the CPU suites.
+# Catch2's main, compiled once for all the CPU suites (here and in tests/families).
 add_library(spx_catch_main_cpu OBJECT ${CMAKE_CURRENT_LIST_DIR}/catch_main.cpp)
 target_link_libraries(spx_catch_main_cpu PUBLIC Catch2::Catch2)
 

@@ -210,8 +210,8 @@ int device_major() {
 #define SPX_TEST_SM90_CODE 0
 #endif
 /// Whether the library runs the sm_90 tensor-copy kernel here: a compute capability 9 device
-/// and a build holding code for 90 or later (tests/gpu/CMakeLists.txt; a library built for
-/// sm_80 only runs its sm_80 code there, JIT-compiled).
+/// and a build holding code for 90 or later (SPX_TESTS_SM90_CODE, tests/CMakeLists.txt; a
+/// library built for sm_80 only runs its sm_80 code there, JIT-compiled).
 bool tensor_copies_here() { return device_major() >= 9 && SPX_TEST_SM90_CODE != 0; }
 
 }  // namespace

@@ -251,7 +251,8 @@ TEST_CASE("ELL decode: B's chunk copied by the TMA unit (sm_90) where it is B's 
   REQUIRE(cudaGetDevice(&device) == cudaSuccess);
   REQUIRE(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess);
   // The bulk copy is sm_90 code: taken where the library holds code for 90 or later
-  // (tests/gpu/CMakeLists.txt; a build for sm_80 only runs its sm_80 code on an H100).
+  // (SPX_TESTS_SM90_CODE, tests/CMakeLists.txt; a build for sm_80 only runs its sm_80 code on
+  // an H100).
   const bool bulk_here = major >= 9 && SPX_TEST_SM90_CODE != 0;
   struct Shape {
     Types t;
