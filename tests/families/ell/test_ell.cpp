@@ -573,7 +573,7 @@ TEST_CASE("spxPruneUniform matches spxHostPruneUniform bit for bit", "[ell][prun
     std::vector<float> hval(static_cast<size_t>(slots));
     REQUIRE_SPX(spxHostPruneUniform(p.rows, p.cols, dense.data(), ld, p.order, p.width, hcol.data(),
                                     hval.data()));
-    const DeviceBuffer d = to_device_buffer(dense);
+    const DeviceBuffer d = DeviceBuffer::from(dense);
     DeviceBuffer dcol(slots * 4), dval(slots * 4);
     REQUIRE_SPX(spxPruneUniform(h.get(), p.rows, p.cols, d.get(), ld, p.order, SPX_R_32F, p.width,
                                 dcol.get(), dval.get()));
@@ -590,7 +590,7 @@ TEST_CASE("spxPruneUniform matches spxHostPruneUniform bit for bit", "[ell][prun
 TEST_CASE("spxPruneUniform bad arguments", "[ell][prune]") {
   UniqueHandle h = make_handle();
   const std::vector<float> host(16, 1.0f);
-  const DeviceBuffer d = to_device_buffer(host);
+  const DeviceBuffer d = DeviceBuffer::from(host);
   DeviceBuffer col(64), val(64);
   void* c = col.get();
   void* v = val.get();
