@@ -65,7 +65,7 @@ std::optional<BaselineResult> cublas_gemm(const BaselineEnv& env, GemmKind kind)
   std::vector<float> b_host = b_colmajor(p, kp, in.scale_b);
   std::vector<uint8_t> b_bytes = encode(b_host.data(), kp * n, spec.in);
   const size_t c_bytes = storage_bytes(spec.out, ldc * n);
-  const int copies = rotation_copies(env.gpu.l2_bytes(), a.bytes(), b_bytes.size() + c_bytes);
+  const int copies = rotation_copies(env.gpu.l2_bytes(), a.size(), b_bytes.size() + c_bytes);
   RotatedArray b(b_bytes.data(), b_bytes.size(), copies);
   RotatedArray c(nullptr, c_bytes, copies);
 

@@ -223,7 +223,7 @@ std::optional<BaselineResult> search(const BaselineEnv& env, const std::vector<S
       continue;
     }
     const int64_t kp = a.cols;  // BELL pads K to a multiple of the block
-    const size_t a_bytes = a.ptr.bytes() + a.idx.bytes() + a.values.bytes();
+    const size_t a_bytes = a.ptr.size() + a.idx.size() + a.values.size();
     for (spxOrder_t order : {SPX_ORDER_ROW, SPX_ORDER_COL}) {
       DenseSet d;
       make_dense(p, in, out_type, kp, order, a_bytes, env.gpu.l2_bytes(), &d);

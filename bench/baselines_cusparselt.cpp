@@ -235,7 +235,7 @@ std::optional<BaselineResult> cusparselt_spmm(const BaselineEnv& env) {
                       c.at(0), ws.get(), &stream, 1));
     size_t ws_after = 0;
     LT_CHECK(a.workspace(s.handle.get(), s.plan.get(), &ws_after));
-    if (ws_after > ws.bytes()) ws = DeviceBuffer(ws_after);
+    if (ws_after > ws.size()) ws = DeviceBuffer(ws_after);
 
     Launch launch = [&](int64_t i) {
       LT_CHECK(a.matmul(s.handle.get(), s.plan.get(), &one, d_comp.get(), b.at(i), &zero, c.at(i),
@@ -254,7 +254,7 @@ std::optional<BaselineResult> cusparselt_spmm(const BaselineEnv& env) {
                               ref_c.get(), CUDA_R_32F, static_cast<int>(mp), CUBLAS_COMPUTE_32F,
                               CUBLAS_GEMM_DEFAULT));
     CUDA_CHECK(cudaStreamSynchronize(stream));
-    std::vector<uint8_t> raw_c(c_bytes), raw_ref(ref_c.bytes());
+    std::vector<uint8_t> raw_c(c_bytes), raw_ref(ref_c.size());
     CUDA_CHECK(cudaMemcpy(raw_c.data(), c.at(0), c_bytes, cudaMemcpyDeviceToHost));
     ref_c.download(raw_ref.data(), raw_ref.size());
     const std::vector<double> got = decode(raw_c.data(), mp * np, t);

@@ -87,7 +87,7 @@ std::optional<BaselineResult> cusparse_sddmm_best(const BaselineEnv& env) {
                                  ob == SPX_ORDER_ROW ? "ROW" : "COL");
         try {
           const size_t in_bytes = storage_bytes(tc.in, m * k + k * n);
-          const int copies = rotation_copies(env.gpu.l2_bytes(), values.bytes(), in_bytes);
+          const int copies = rotation_copies(env.gpu.l2_bytes(), values.size(), in_bytes);
           DenseOperand a, b;
           make_operand(p.a, m, k, in.scale_a, tc.in, oa, copies, &a);
           make_operand(p.b, k, n, in.scale_b, tc.in, ob, copies, &b);

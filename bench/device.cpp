@@ -7,54 +7,6 @@
 
 namespace bench {
 
-DeviceBuffer::DeviceBuffer(size_t bytes) : bytes_(bytes) {
-  if (bytes == 0) return;
-  cudaError_t err = cudaMalloc(&ptr_, bytes);
-  if (err != cudaSuccess) {
-    ptr_ = nullptr;
-    throw Error(strf("cudaMalloc of %.1f MB failed: %s", bytes / 1048576.0,
-                     cudaGetErrorString(err)));
-  }
-}
-
-DeviceBuffer::~DeviceBuffer() {
-  if (ptr_) cudaFree(ptr_);  // no check: destructors run during unwinding too
-}
-
-DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
-    : ptr_(other.ptr_), bytes_(other.bytes_) {
-  other.ptr_ = nullptr;
-  other.bytes_ = 0;
-}
-
-DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
-  if (this != &other) {
-    if (ptr_) cudaFree(ptr_);
-    ptr_ = other.ptr_;
-    bytes_ = other.bytes_;
-    other.ptr_ = nullptr;
-    other.bytes_ = 0;
-  }
-  return *this;
-}
-
-void DeviceBuffer::upload(const void* host, size_t bytes, size_t offset) {
-  if (bytes == 0) return;
-  if (offset + bytes > bytes_) throw Error("DeviceBuffer::upload past the end");
-  CUDA_CHECK(cudaMemcpy(static_cast<char*>(ptr_) + offset, host, bytes, cudaMemcpyHostToDevice));
-  // A pageable cudaMemcpy may return before the DMA lands, and the timed work runs on a
-  // non-blocking stream that does not wait for the legacy default stream: wait here.
-  CUDA_CHECK(cudaDeviceSynchronize());
-}
-
-void DeviceBuffer::download(void* host, size_t bytes, size_t offset) const {
-  if (bytes == 0) return;
-  if (offset + bytes > bytes_) throw Error("DeviceBuffer::download past the end");
-  CUDA_CHECK(cudaDeviceSynchronize());  // results come from the non-blocking bench stream
-  CUDA_CHECK(cudaMemcpy(host, static_cast<const char*>(ptr_) + offset, bytes,
-                        cudaMemcpyDeviceToHost));
-}
-
 std::string probe_gpu() {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
@@ -87,7 +39,7 @@ void GpuContext::init() {
   // An explicit workspace keeps cuBLAS from allocating inside CUDA graph capture (--graph);
   // 32 MiB is what cuBLAS recommends for Hopper.
   cublas_workspace_ = DeviceBuffer(size_t{32} << 20);
-  CUBLAS_CHECK(cublasSetWorkspace(cublas_, cublas_workspace_.get(), cublas_workspace_.bytes()));
+  CUBLAS_CHECK(cublasSetWorkspace(cublas_, cublas_workspace_.get(), cublas_workspace_.size()));
 
   // cuSPARSE logs every refused configuration to stderr by itself; the bench already prints one
   // note per refusal, so keep its logger quiet unless the user asked for it.
@@ -134,7 +86,7 @@ RotatedArray::RotatedArray(const void* host, size_t bytes, int copies)
     for (int i = 1; i < copies_; ++i)
       CUDA_CHECK(cudaMemcpy(base + i * stride_, base, bytes, cudaMemcpyDeviceToDevice));
   } else {
-    CUDA_CHECK(cudaMemset(base, 0, buf_.bytes()));
+    CUDA_CHECK(cudaMemset(base, 0, buf_.size()));
   }
   CUDA_CHECK(cudaDeviceSynchronize());
 }

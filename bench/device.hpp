@@ -1,4 +1,4 @@
-// Device-side plumbing: RAII device buffers, the per-run GPU context (stream and library
+// Device-side plumbing: the RAII device buffer, the per-run GPU context (stream and library
 // handles), and rotated operand copies that keep small problems from timing out of L2.
 #pragma once
 
@@ -11,36 +11,14 @@
 #include <vector>
 
 #include "spx/spx.h"
+#include "spx_test/device_buffer.hpp"
 
 namespace bench {
 
-/// Owns one cudaMalloc allocation (none when empty).
-class DeviceBuffer {
- public:
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(size_t bytes);
-  ~DeviceBuffer();
-  DeviceBuffer(DeviceBuffer&& other) noexcept;
-  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-
-  void* get() const { return ptr_; }
-  size_t bytes() const { return bytes_; }
-  void upload(const void* host, size_t bytes, size_t offset = 0);
-  void download(void* host, size_t bytes, size_t offset = 0) const;
-
-  template <class T>
-  static DeviceBuffer from(const std::vector<T>& host) {
-    DeviceBuffer b(host.size() * sizeof(T));
-    if (!host.empty()) b.upload(host.data(), host.size() * sizeof(T));
-    return b;
-  }
-
- private:
-  void* ptr_ = nullptr;
-  size_t bytes_ = 0;
-};
+/// Owns one cudaMalloc allocation (none when empty): the tests' RAII buffer
+/// (tests/common/include/spx_test/device_buffer.hpp), with every upload and download
+/// synchronizing the device, since the timed work runs on a non-blocking stream.
+using DeviceBuffer = spx::test::BasicDeviceBuffer<spx::test::CopySync::kDevice>;
 
 /// The GPU, its stream and the library handles, created once per run. All timed work and all
 /// libraries use the same non-blocking stream, so events bracket exactly the launches.

@@ -29,7 +29,7 @@ using Plan = std::unique_ptr<spxPlan, PlanDeleter>;
 /// Device copies of a sparse operand's arrays, in the format the user hands to libspx.
 struct DeviceSparse {
   DeviceBuffer ptr, idx, values;
-  size_t bytes() const { return ptr.bytes() + idx.bytes() + values.bytes(); }
+  size_t bytes() const { return ptr.size() + idx.size() + values.size(); }
 };
 
 DeviceSparse upload_sparse(const SparseOperand& s, bool zero_values) {
@@ -38,7 +38,7 @@ DeviceSparse upload_sparse(const SparseOperand& s, bool zero_values) {
   d.idx = DeviceBuffer::from(s.idx);
   if (zero_values) {
     d.values = DeviceBuffer(std::max<size_t>(1, storage_bytes(s.type, s.value_slots())));
-    CUDA_CHECK(cudaMemset(d.values.get(), 0, d.values.bytes()));
+    CUDA_CHECK(cudaMemset(d.values.get(), 0, d.values.size()));
     CUDA_CHECK(cudaDeviceSynchronize());
   } else {
     d.values = DeviceBuffer::from(spx_encode(s.values.data(), s.value_slots(), s.type));
@@ -231,7 +231,7 @@ SpxResult run_sddmm(const GpuContext& gpu, const Problem& p, const Reference& re
   SPX_CHECK(spxPlanGetWorkspaceSize(plan.get(), &ws_bytes));
   DeviceBuffer ws(ws_bytes);
 
-  CUDA_CHECK(cudaMemset(dc.values.get(), 0xFF, dc.values.bytes()));
+  CUDA_CHECK(cudaMemset(dc.values.get(), 0xFF, dc.values.size()));
   CUDA_CHECK(cudaDeviceSynchronize());
   SPX_CHECK(spxSDDMM(gpu.spx(), plan.get(), sc.alpha(), a.at(0), b.at(0), sc.beta(), c.get(),
                      ws.get()));

@@ -1,7 +1,6 @@
 #include "device.hpp"
 
 #include <cstring>
-#include <utility>
 
 #include "runtime/dtype.hpp"
 
@@ -33,73 +32,6 @@ void spx_check(spxStatus_t st, const char* expr, const char* file, int line) {
   const std::string message = spxGetLastErrorMessage();  // before any other libspx call
   throw std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": " + expr +
                            " returned " + spxGetStatusName(st) + ": " + message);
-}
-
-// ---------------------------------------------------------------- DeviceBuffer
-
-DeviceBuffer::DeviceBuffer(size_t bytes, size_t guard_bytes) : bytes_(bytes), guard_(guard_bytes) {
-  if (bytes_ + guard_ == 0) return;
-  SPX_CUDA_CHECK(cudaMalloc(&ptr_, bytes_ + guard_));
-  if (guard_ > 0) {
-    const cudaError_t err = cudaMemset(static_cast<uint8_t*>(ptr_) + bytes_, kTailGuardByte, guard_);
-    if (err != cudaSuccess) {
-      cudaFree(ptr_);
-      ptr_ = nullptr;
-      SPX_CUDA_CHECK(err);
-    }
-  }
-}
-
-DeviceBuffer::DeviceBuffer(const std::vector<uint8_t>& host, size_t guard_bytes)
-    : DeviceBuffer(host.size(), guard_bytes) {
-  if (!host.empty()) upload(host.data(), host.size());
-}
-
-DeviceBuffer::~DeviceBuffer() {
-  if (ptr_) cudaFree(ptr_);
-}
-
-DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
-    : ptr_(std::exchange(other.ptr_, nullptr)),
-      bytes_(std::exchange(other.bytes_, 0)),
-      guard_(std::exchange(other.guard_, 0)) {}
-
-DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
-  if (this != &other) {
-    if (ptr_) cudaFree(ptr_);
-    ptr_ = std::exchange(other.ptr_, nullptr);
-    bytes_ = std::exchange(other.bytes_, 0);
-    guard_ = std::exchange(other.guard_, 0);
-  }
-  return *this;
-}
-
-void DeviceBuffer::upload(const void* src, size_t bytes, size_t offset) {
-  if (offset + bytes > bytes_) throw std::logic_error("DeviceBuffer::upload past the end");
-  if (bytes == 0) return;
-  SPX_CUDA_CHECK(cudaMemcpy(static_cast<uint8_t*>(ptr_) + offset, src, bytes, cudaMemcpyHostToDevice));
-}
-
-void DeviceBuffer::download(void* dst, size_t bytes, size_t offset) const {
-  if (offset + bytes > bytes_) throw std::logic_error("DeviceBuffer::download past the end");
-  if (bytes == 0) return;
-  SPX_CUDA_CHECK(cudaMemcpy(dst, static_cast<const uint8_t*>(ptr_) + offset, bytes, cudaMemcpyDeviceToHost));
-}
-
-std::vector<uint8_t> DeviceBuffer::download() const {
-  std::vector<uint8_t> out(bytes_);
-  download(out.data(), bytes_);
-  return out;
-}
-
-bool DeviceBuffer::tail_intact() const {
-  if (guard_ == 0) return true;
-  std::vector<uint8_t> tail(guard_);
-  SPX_CUDA_CHECK(cudaMemcpy(tail.data(), static_cast<const uint8_t*>(ptr_) + bytes_, guard_,
-                            cudaMemcpyDeviceToHost));
-  for (uint8_t b : tail)
-    if (b != kTailGuardByte) return false;
-  return true;
 }
 
 // ---------------------------------------------------------------- spx objects
@@ -143,8 +75,8 @@ UniqueSpMat make_sparse_descr(const HostSparse& s, void* ptr, void* idx, void* v
 
 DeviceSparse to_device(const HostSparse& s, size_t values_guard) {
   DeviceSparse d;
-  d.ptr = to_device_buffer(s.ptr);
-  d.idx = to_device_buffer(s.idx);
+  d.ptr = DeviceBuffer::from(s.ptr);
+  d.idx = DeviceBuffer::from(s.idx);
   d.values = DeviceBuffer(s.values, values_guard);
   d.descr = make_sparse_descr(s, d.ptr.get(), d.idx.get(), d.values.get());
   return d;

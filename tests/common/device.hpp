@@ -1,6 +1,5 @@
-// Device side of the tests: checked CUDA calls, an RAII device buffer with a guard zone after
-// its end, RAII wrappers of the spx handle / descriptors / plan, and helpers that upload a
-// HostSparse / HostDense and create the matching descriptor.
+// Device side of the tests: checked CUDA calls, RAII wrappers of the spx handle / descriptors /
+// plan, and helpers that upload a HostSparse / HostDense and create the matching descriptor.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "host_builders.hpp"
+#include "spx_test/device_buffer.hpp"
 #include "spx/spx.h"
 
 namespace spx::test {
@@ -29,45 +29,8 @@ void cuda_check(cudaError_t err, const char* expr, const char* file, int line);
 void spx_check(spxStatus_t st, const char* expr, const char* file, int line);
 #define SPX_CHECK_OK(expr) ::spx::test::spx_check((expr), #expr, __FILE__, __LINE__)
 
-/// Byte written into a DeviceBuffer's guard zone (after its logical end).
-constexpr uint8_t kTailGuardByte = 0x5C;
-
-/// cudaMalloc'ed bytes plus an optional guard zone right after them, filled with
-/// kTailGuardByte; tail_intact() says whether anything wrote past the end. Move-only.
-class DeviceBuffer {
- public:
-  DeviceBuffer() = default;
-  explicit DeviceBuffer(size_t bytes, size_t guard_bytes = 0);
-  /// Allocates host.size() bytes (+ guard) and copies `host` in.
-  explicit DeviceBuffer(const std::vector<uint8_t>& host, size_t guard_bytes = 0);
-  ~DeviceBuffer();
-  DeviceBuffer(DeviceBuffer&& other) noexcept;
-  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-
-  /// Device pointer (NULL when 0 bytes and no guard).
-  void* get() const { return ptr_; }
-  size_t size() const { return bytes_; }
-  void upload(const void* src, size_t bytes, size_t offset = 0);
-  void upload(const std::vector<uint8_t>& src) { upload(src.data(), src.size()); }
-  void download(void* dst, size_t bytes, size_t offset = 0) const;
-  std::vector<uint8_t> download() const;
-  /// True when every guard byte still holds kTailGuardByte.
-  bool tail_intact() const;
-
- private:
-  void* ptr_ = nullptr;
-  size_t bytes_ = 0, guard_ = 0;
-};
-
-/// Uploads a std::vector of plain values (e.g. int32 indices).
-template <class T>
-DeviceBuffer to_device_buffer(const std::vector<T>& v, size_t guard_bytes = 0) {
-  DeviceBuffer b(v.size() * sizeof(T), guard_bytes);
-  if (!v.empty()) b.upload(v.data(), v.size() * sizeof(T));
-  return b;
-}
+// DeviceBuffer (an RAII device allocation with a guard zone, shared with spx-bench) and
+// kTailGuardByte come from spx_test/device_buffer.hpp; DeviceBuffer::from uploads a std::vector.
 
 // ---------------------------------------------------------------- RAII spx objects
 

@@ -251,7 +251,8 @@ TEST_CASE("ELL decode: B's chunk copied by the TMA unit (sm_90) where it is B's 
   REQUIRE(cudaGetDevice(&device) == cudaSuccess);
   REQUIRE(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess);
   // The bulk copy is sm_90 code: taken where the library holds code for 90 or later
-  // (tests/gpu/CMakeLists.txt; a build for sm_80 only runs its sm_80 code on an H100).
+  // (SPX_TESTS_SM90_CODE, tests/CMakeLists.txt; a build for sm_80 only runs its sm_80 code on
+  // an H100).
   const bool bulk_here = major >= 9 && SPX_TEST_SM90_CODE != 0;
   struct Shape {
     Types t;
@@ -572,7 +573,7 @@ TEST_CASE("spxPruneUniform matches spxHostPruneUniform bit for bit", "[ell][prun
     std::vector<float> hval(static_cast<size_t>(slots));
     REQUIRE_SPX(spxHostPruneUniform(p.rows, p.cols, dense.data(), ld, p.order, p.width, hcol.data(),
                                     hval.data()));
-    const DeviceBuffer d = to_device_buffer(dense);
+    const DeviceBuffer d = DeviceBuffer::from(dense);
     DeviceBuffer dcol(slots * 4), dval(slots * 4);
     REQUIRE_SPX(spxPruneUniform(h.get(), p.rows, p.cols, d.get(), ld, p.order, SPX_R_32F, p.width,
                                 dcol.get(), dval.get()));
@@ -589,7 +590,7 @@ TEST_CASE("spxPruneUniform matches spxHostPruneUniform bit for bit", "[ell][prun
 TEST_CASE("spxPruneUniform bad arguments", "[ell][prune]") {
   UniqueHandle h = make_handle();
   const std::vector<float> host(16, 1.0f);
-  const DeviceBuffer d = to_device_buffer(host);
+  const DeviceBuffer d = DeviceBuffer::from(host);
   DeviceBuffer col(64), val(64);
   void* c = col.get();
   void* v = val.get();

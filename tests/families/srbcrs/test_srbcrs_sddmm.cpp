@@ -451,7 +451,7 @@ std::vector<uint8_t> run_srbcrs_output(spxHandle_t h, const Case& c, spxSpMMAlg_
   if (c.s.beta == 0) poison_sparse_values(c_init);
   const std::vector<uint8_t> before = to_srbcrs(c_init, m, 0x7F7F7F7Fu);
   const DeviceDense A = to_device(c.A), B = to_device(c.B);
-  DeviceBuffer ptr = to_device_buffer(c.C.ptr), idx = to_device_buffer(c.C.idx);
+  DeviceBuffer ptr = DeviceBuffer::from(c.C.ptr), idx = DeviceBuffer::from(c.C.idx);
   DeviceBuffer values(before, kGuard);
   const UniqueSpMat C = make_sparse_descr(c.C, ptr.get(), idx.get(), values.get());
   const LayoutOptions opts(SPX_VALUES_LAYOUT_SRBCRS);
@@ -527,7 +527,7 @@ TEST_CASE("SR-BCRS SpMM reading A's values in the SR-BCRS layout, and the SDDMM 
       const HostDense c0 = random_dense(rng, m, n, SPX_ORDER_ROW, output_dist(SPX_R_32I));
       INFO("A " << f.name() << " " << type_name(at));
       const SrbcrsMap map = srbcrs_map(a);
-      DeviceBuffer ptr = to_device_buffer(a.ptr), idx = to_device_buffer(a.idx);
+      DeviceBuffer ptr = DeviceBuffer::from(a.ptr), idx = DeviceBuffer::from(a.idx);
       DeviceBuffer values(to_srbcrs(a, map, 0));
       const UniqueSpMat A = make_sparse_descr(a, ptr.get(), idx.get(), values.get());
       const DeviceDense B = to_device(b);
@@ -584,7 +584,7 @@ TEST_CASE("SR-BCRS SpMM reading A's values in the SR-BCRS layout, and the SDDMM 
     const int64_t n2 = 40;
     const HostDense b2 = random_dense(rng, p.cols, n2, SPX_ORDER_ROW, operand_dist(SPX_R_8I, p.cols, SPX_R_32I));
     const HostDense c2 = random_dense(rng, p.rows, n2, SPX_ORDER_ROW, output_dist(SPX_R_32I));
-    DeviceBuffer ptr = to_device_buffer(p.ptr), idx = to_device_buffer(p.idx), vals(s8);
+    DeviceBuffer ptr = DeviceBuffer::from(p.ptr), idx = DeviceBuffer::from(p.idx), vals(s8);
     const UniqueSpMat A2 = make_sparse_descr(p, ptr.get(), idx.get(), vals.get());
     const DeviceDense B2 = to_device(b2);
     DeviceDense C2 = to_device(c2);

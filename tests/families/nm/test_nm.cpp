@@ -210,8 +210,8 @@ int device_major() {
 #define SPX_TEST_SM90_CODE 0
 #endif
 /// Whether the library runs the sm_90 tensor-copy kernel here: a compute capability 9 device
-/// and a build holding code for 90 or later (tests/gpu/CMakeLists.txt; a library built for
-/// sm_80 only runs its sm_80 code there, JIT-compiled).
+/// and a build holding code for 90 or later (SPX_TESTS_SM90_CODE, tests/CMakeLists.txt; a
+/// library built for sm_80 only runs its sm_80 code there, JIT-compiled).
 bool tensor_copies_here() { return device_major() >= 9 && SPX_TEST_SM90_CODE != 0; }
 
 }  // namespace
@@ -719,7 +719,7 @@ TEST_CASE("spxPruneNM and spxCheckNM match the host tools bit for bit", "[nm][pr
     REQUIRE_SPX(spxHostPruneNM(c.rows, c.cols, dense.data(), ld, c.order, c.N, c.M, c.L,
                                host_values.data(), host_indices.data()));
 
-    const DeviceBuffer d_dense = to_device_buffer(dense);
+    const DeviceBuffer d_dense = DeviceBuffer::from(dense);
     DeviceBuffer d_values(host_values.size() * sizeof(float), 64);
     DeviceBuffer d_indices(host_indices.size() * sizeof(int32_t), 64);
     REQUIRE_SPX(spxPruneNM(h.get(), c.rows, c.cols, d_dense.get(), ld, c.order, SPX_R_32F, c.N, c.M,
@@ -750,7 +750,7 @@ TEST_CASE("spxPruneNM and spxCheckNM match the host tools bit for bit", "[nm][pr
         const int64_t col = (s / c.N) * c.M + host_indices[(r / c.L) * kc + s];
         pruned[c.order == SPX_ORDER_ROW ? r * ld + col : r + col * ld] = host_values[r * kc + s];
       }
-    const DeviceBuffer d_pruned = to_device_buffer(pruned);
+    const DeviceBuffer d_pruned = DeviceBuffer::from(pruned);
     int dev_ok = -1;
     REQUIRE_SPX(spxCheckNM(h.get(), c.rows, c.cols, d_pruned.get(), ld, c.order, SPX_R_32F, c.N,
                            c.M, c.L, &dev_ok));
@@ -770,7 +770,7 @@ TEST_CASE("spxPruneNM / spxCheckNM bad arguments", "[nm][prune]") {
   UniqueHandle h = make_handle();
   const int64_t rows = 32, cols = 16, kc = 8;
   std::vector<float> host_dense(rows * cols, 1.0f);
-  const DeviceBuffer dense = to_device_buffer(host_dense);
+  const DeviceBuffer dense = DeviceBuffer::from(host_dense);
   DeviceBuffer values(rows * kc * sizeof(float)), indices(rows / 16 * kc * sizeof(int32_t));
   void* v = values.get();
   void* ix = indices.get();
