@@ -11,6 +11,17 @@ constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 
 const char* order_name(spxOrder_t o) { return o == SPX_ORDER_ROW ? "row" : "column"; }
 
+/// count x (bytes per element, at least 1) must fit int64: the byte size of an array is computed
+/// from it (an overflow would allocate or address a wrong size).
+void fits_bytes(int64_t count_a, int64_t count_b, spxDataType_t type, const char* what) {
+  const int64_t elem = dtype::bits(type) >= 8 ? dtype::bits(type) / 8 : 1;
+  const bool fits = count_a == 0 || count_b == 0 ||
+                    (count_a <= INT64_MAX / count_b && count_a * count_b <= INT64_MAX / 8 / elem);
+  SPX_CHECK_ARG(fits, "%s (%lld x %lld elements of %s) overflows a 64-bit byte size", what,
+                static_cast<long long>(count_a), static_cast<long long>(count_b),
+                dtype::name(type));
+}
+
 /// Sparse value types a user may hand in (32I is accepted too: it is an SDDMM output type).
 void sparse_value_type(spxDataType_t t) { data_type(t, "the sparse value type"); }
 
@@ -79,6 +90,7 @@ void dense_create(int64_t rows, int64_t cols, int64_t ld, const void* values, sp
   SPX_CHECK_ARG(ld >= min_ld, "ld (%lld) must be >= %lld for a %lld x %lld %s-major matrix",
                 static_cast<long long>(ld), static_cast<long long>(min_ld),
                 static_cast<long long>(rows), static_cast<long long>(cols), order_name(ord));
+  fits_bytes(ord == SPX_ORDER_ROW ? rows : cols, ld, type, "the dense matrix's storage (ld x lines)");
   SPX_CHECK_ARG(dtype::bits(type) != 4 || ld % 2 == 0,
                 "ld (%lld) must be even for a 4-bit type so every %s starts on a byte",
                 static_cast<long long>(ld), ord == SPX_ORDER_ROW ? "row" : "column");
@@ -116,6 +128,7 @@ void bcrs_create(int64_t rows, int64_t cols, int64_t vec_len, int64_t num_vector
   SPX_CHECK_ARG(num_vectors <= kInt32Max && num_vectors <= INT64_MAX / vec_len,
                 "num_vectors (%lld) must fit the int32 block row pointers",
                 static_cast<long long>(num_vectors));
+  fits_bytes(num_vectors, vec_len, type, "the BCRS values (num_vectors x vec_len)");
   SPX_CHECK_ARG(rows == 0 || block_row_ptr != nullptr, "block_row_ptr is NULL");
   SPX_CHECK_ARG(num_vectors == 0 || block_col != nullptr, "block_col is NULL while num_vectors is %lld",
                 static_cast<long long>(num_vectors));
@@ -137,6 +150,7 @@ void nm_create(int64_t rows, int64_t cols, int64_t n, int64_t m, int64_t l, cons
                 static_cast<long long>(cols), static_cast<long long>(m));
   SPX_CHECK_ARG(rows % l == 0, "rows (%lld) must be a multiple of L (%lld)",
                 static_cast<long long>(rows), static_cast<long long>(l));
+  fits_bytes(rows, cols / m * n, type, "the N:M values (rows x cols / M x N)");
   const bool empty = rows == 0 || cols == 0;
   SPX_CHECK_ARG(empty || values != nullptr, "values is NULL for a non-empty N:M matrix");
   SPX_CHECK_ARG(empty || indices != nullptr, "indices is NULL for a non-empty N:M matrix");
@@ -150,6 +164,7 @@ void ell_create(int64_t rows, int64_t cols, int64_t ell_width, const void* col_i
   non_negative(ell_width, "ell_width");
   SPX_CHECK_ARG(ell_width <= cols, "ell_width (%lld) must be <= cols (%lld)",
                 static_cast<long long>(ell_width), static_cast<long long>(cols));
+  fits_bytes(rows, ell_width, SPX_R_32I, "the ELL arrays (rows x ell_width)");
   const bool empty = rows == 0 || ell_width == 0;
   SPX_CHECK_ARG(empty || col_ind != nullptr, "col_ind is NULL for a non-empty ELL matrix");
   SPX_CHECK_ARG(empty || values != nullptr, "values is NULL for a non-empty ELL matrix");

@@ -492,6 +492,36 @@ TEST_CASE("ELL descriptor: bad arguments", "[api][cpu]") {
     CHECK_SPX_INVALID(spxCreateEll(&d, 8, 10, 3, fake(1), fake(2), bad));
 }
 
+TEST_CASE("descriptors whose byte size overflows int64 are INVALID_VALUE", "[api][cpu]") {
+  // Each is rejected with a message naming the overflow, not accepted (and later mis-sized)
+  // nor turned into ALLOC_FAILED.
+  auto overflow_named = [] {
+    const std::string msg = last_message();
+    INFO("message: " << msg);
+    CHECK(msg.find("overflows") != std::string::npos);
+  };
+  spxDnMatDescr_t d = nullptr;
+  const int64_t big = int64_t{1} << 40;
+  CHECK_SPX_INVALID(spxCreateDnMat(&d, big, big, big, fake(1), SPX_R_32F, SPX_ORDER_ROW));
+  overflow_named();
+  CHECK_SPX_INVALID(spxCreateDnMat(&d, 4, int64_t{1} << 61, int64_t{1} << 61, fake(1), SPX_R_16F,
+                                   SPX_ORDER_COL));
+  overflow_named();
+  spxSpMatDescr_t s = nullptr;
+  CHECK_SPX_INVALID(spxCreateNM(&s, int64_t{1} << 62, 16, 2, 4, 2, fake(1), fake(2), SPX_R_32F));
+  overflow_named();
+  CHECK_SPX_INVALID(spxCreateEll(&s, int64_t{1} << 46, int64_t{1} << 18, int64_t{1} << 18,
+                                 fake(1), fake(2), SPX_R_16F));
+  overflow_named();
+  CHECK_SPX_INVALID(spxCreateBcrs(&s, int64_t{1} << 40, 16, int64_t{1} << 32, int64_t{1} << 28,
+                                  fake(1), fake(2), fake(3), SPX_R_32F));
+  overflow_named();
+  // The largest sizes that fit are still accepted (descriptors never touch the data).
+  REQUIRE_SPX(spxCreateDnMat(&d, int64_t{1} << 20, int64_t{1} << 20, int64_t{1} << 20, fake(1),
+                             SPX_R_32F, SPX_ORDER_ROW));
+  spxDestroyDnMat(d);
+}
+
 TEST_CASE("sparse getters and setters: bad arguments", "[api][cpu]") {
   int64_t rows = 0;
   spxFormat_t format = SPX_FORMAT_CSR;
