@@ -191,7 +191,13 @@ SPX_API spxStatus_t spxPlanGetWorkspaceSize(const struct spxPlan* plan, size_t* 
  * spxPlanUpdateValues after changing them). B and C may point at new data but keep the shapes,
  * types and orders given to analyze. alpha/beta: float, or int32 when C is 32I; host or device
  * pointers by the handle's pointer mode. When beta is 0, C is not read (NaN in C is not
- * propagated). workspace: device, at least spxPlanGetWorkspaceSize bytes (NULL if 0).
+ * propagated). workspace: device, at least spxPlanGetWorkspaceSize bytes, 256-byte aligned
+ * (as cudaMalloc returns it; NULL if 0).
+ * Checked before anything is queued, each an SPX_STATUS_INVALID_VALUE naming the operand: B's
+ * and C's values readable by the device (device, managed or pinned memory) and aligned to their
+ * element size; alpha/beta readable where the pointer mode says (host mode: not device-only
+ * memory; device mode: device-readable); the workspace's alignment. Memory kinds are looked up
+ * once per pointer and remembered, so calls with the same buffers cost no driver query.
  * The plan is read-only here: several handles/streams may execute it concurrently.
  */
 SPX_API spxStatus_t spxSpMM(spxHandle_t handle, const struct spxPlan* plan, const void* alpha,

@@ -1,16 +1,21 @@
 #include "engine/plan.hpp"
 
 #include "engine/autotune.hpp"
+#include "engine/operand_checks.hpp"
 #include "engine/overrides.hpp"
 #include "runtime/elapsed.hpp"
 #include "runtime/log.hpp"
 #include "engine/registry.hpp"
-#include "families/structure.hpp"
 
 spxPlan::spxPlan() = default;
 spxPlan::~spxPlan() = default;
 
 namespace spx::plan {
+using engine::check_dense;
+using engine::check_scalars;
+using engine::check_sparse;
+using engine::check_workspace;
+
 namespace {
 
 std::unique_ptr<spxPlan> new_plan(const spxContext& h, Operation op, spxDataType_t compute_type,
@@ -41,8 +46,9 @@ std::unique_ptr<spxPlan> analyze_spmm(const spxContext& h, const spxSpMatDescr& 
                                       spxDataType_t compute_type, spxSpMMAlg_t alg,
                                       const spxPlanOptions& options) {
   const auto start = Clock::now();
-  dispatch::expect_dense_on_device(B, "B's values");
-  dispatch::expect_dense_on_device(C, "C's values");
+  check_sparse(A, "A");
+  check_dense(B, "B");
+  check_dense(C, "C");
   auto p = new_plan(h, Operation::SpMM, compute_type, A, B, C);
   const dispatch::Switches switches = engine::read_switches();
   p->spmm = dispatch::build_spmm({h, A, B, C, compute_type, options, switches}, alg, p->info);
@@ -59,8 +65,9 @@ std::unique_ptr<spxPlan> analyze_sddmm(const spxContext& h, const spxDnMatDescr&
                                        spxDataType_t compute_type, spxSDDMMAlg_t alg,
                                        const spxPlanOptions& options) {
   const auto start = Clock::now();
-  dispatch::expect_dense_on_device(A, "A's values");
-  dispatch::expect_dense_on_device(B, "B's values");
+  check_dense(A, "A");
+  check_dense(B, "B");
+  check_sparse(C, "C");
   auto p = new_plan(h, Operation::SDDMM, compute_type, C, A, B);
   const dispatch::Switches switches = engine::read_switches();
   p->sddmm = dispatch::build_sddmm({h, A, B, C, compute_type, options, switches}, alg, p->info);
@@ -71,12 +78,17 @@ std::unique_ptr<spxPlan> analyze_sddmm(const spxContext& h, const spxDnMatDescr&
 }
 
 void update_values(const spxContext& h, spxPlan& plan, const spxSpMatDescr& A) {
+  check_sparse(A, "A");
   plan.spmm->update_values(h, A);
 }
 
 void execute_spmm(const spxContext& h, const spxPlan& plan, const void* alpha,
                   const spxDnMatDescr& B, const void* beta, const spxDnMatDescr& C,
                   void* workspace) {
+  check_scalars(h, alpha, beta);
+  check_dense(B, "B");
+  check_dense(C, "C");
+  check_workspace(plan, workspace);
   plan.spmm->run(h, {alpha, beta, B, C, workspace});
   log::trace("spxSpMM: %s on stream %p", plan.info.kernel, static_cast<void*>(h.stream));
 }
@@ -84,6 +96,11 @@ void execute_spmm(const spxContext& h, const spxPlan& plan, const void* alpha,
 void execute_sddmm(const spxContext& h, const spxPlan& plan, const void* alpha,
                    const spxDnMatDescr& A, const spxDnMatDescr& B, const void* beta,
                    const spxSpMatDescr& C, void* workspace) {
+  check_scalars(h, alpha, beta);
+  check_dense(A, "A");
+  check_dense(B, "B");
+  check_sparse(C, "C");
+  check_workspace(plan, workspace);
   plan.sddmm->run(h, {alpha, beta, A, B, C, workspace});
   log::trace("spxSDDMM: %s on stream %p", plan.info.kernel, static_cast<void*>(h.stream));
 }
