@@ -10,19 +10,17 @@ target_compile_options(test_srbcrs_layout PRIVATE $<$<CXX_COMPILER_ID:GNU,Clang>
 catch_discover_tests(test_srbcrs_layout TEST_PREFIX "test_srbcrs_layout: " PROPERTIES LABELS cpu)
 
 # The SpMM kernel's byte mapping (families/srbcrs/kernels/lane_map.hpp, the very functions the kernel
-# uses) emulated on the host against the reference, its bank-conflict freedom, and the family's
-# host rules (formats/srbcrs_choice).
+# uses) emulated on the host against the reference, and its bank-conflict freedom.
 add_executable(test_srbcrs_kernel_map ${CMAKE_CURRENT_LIST_DIR}/test_srbcrs_kernel_map.cpp
-                                      ${PROJECT_SOURCE_DIR}/src/families/srbcrs/plan/layout.cpp
-                                      ${PROJECT_SOURCE_DIR}/src/families/srbcrs/plan/choice.cpp)
+                                      ${PROJECT_SOURCE_DIR}/src/families/srbcrs/plan/layout.cpp)
 target_link_libraries(test_srbcrs_kernel_map PRIVATE spx_catch_main_cpu spx_reference spx_host
                                                      Catch2::Catch2)
 target_compile_options(test_srbcrs_kernel_map PRIVATE $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra>)
 catch_discover_tests(test_srbcrs_kernel_map TEST_PREFIX "test_srbcrs_kernel_map: "
                      PROPERTIES LABELS cpu)
 
-# The SDDMM's host side (formats/srbcrs_sddmm: refusals, variant, tasks, output map in both
-# layouts, workspace) and its register k order (families/srbcrs/kernels/sddmm_lane_map.hpp), with a warp
+# The SDDMM's host side (plan/sddmm: refusals, variant, tasks, output map in both layouts,
+# workspace) and its register k order (families/srbcrs/kernels/sddmm_lane_map.hpp), with a warp
 # emulated on the host against the reference.
 add_executable(test_srbcrs_sddmm_plan ${CMAKE_CURRENT_LIST_DIR}/test_srbcrs_sddmm_plan.cpp
                                       ${PROJECT_SOURCE_DIR}/src/families/srbcrs/plan/layout.cpp
@@ -32,6 +30,16 @@ target_link_libraries(test_srbcrs_sddmm_plan PRIVATE spx_catch_main_cpu spx_refe
 target_compile_options(test_srbcrs_sddmm_plan PRIVATE $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra>)
 catch_discover_tests(test_srbcrs_sddmm_plan TEST_PREFIX "test_srbcrs_sddmm_plan: "
                      PROPERTIES LABELS cpu)
+
+# The family's decisions (plan/choice, plan/sddmm): read_overrides, choose for SpMM and SDDMM on
+# representative shapes, every override, describe() verbatim.
+add_executable(test_srbcrs_choice ${CMAKE_CURRENT_LIST_DIR}/test_srbcrs_choice.cpp
+                                  ${PROJECT_SOURCE_DIR}/src/families/srbcrs/plan/layout.cpp
+                                  ${PROJECT_SOURCE_DIR}/src/families/srbcrs/plan/choice.cpp
+                                  ${PROJECT_SOURCE_DIR}/src/families/srbcrs/plan/sddmm.cpp)
+target_link_libraries(test_srbcrs_choice PRIVATE spx_catch_main_cpu spx_host Catch2::Catch2)
+target_compile_options(test_srbcrs_choice PRIVATE $<$<CXX_COMPILER_ID:GNU,Clang>:-Wall -Wextra>)
+catch_discover_tests(test_srbcrs_choice TEST_PREFIX "test_srbcrs_choice: " PROPERTIES LABELS cpu)
 
 # The public side of the SR-BCRS values layout (option, spxHostSrbcrsSlotPtr) through libspx.
 add_executable(test_srbcrs_values_layout ${CMAKE_CURRENT_LIST_DIR}/test_srbcrs_values_layout.cpp)
