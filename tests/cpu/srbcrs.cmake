@@ -32,7 +32,7 @@ catch_discover_tests(test_srbcrs_sddmm_plan TEST_PREFIX "test_srbcrs_sddmm_plan:
                      PROPERTIES LABELS cpu)
 
 # The family's decisions (plan/choice, plan/sddmm): read_overrides, choose for SpMM and SDDMM on
-# representative shapes, every override, describe() verbatim.
+# representative shapes, every override, describe() verbatim, the per-call B / A sources.
 add_executable(test_srbcrs_choice ${CMAKE_CURRENT_LIST_DIR}/test_srbcrs_choice.cpp
                                   ${PROJECT_SOURCE_DIR}/src/families/srbcrs/plan/layout.cpp
                                   ${PROJECT_SOURCE_DIR}/src/families/srbcrs/plan/choice.cpp

@@ -1,7 +1,7 @@
 // The SR-BCRS family's decisions (plan/choice.hpp, plan/sddmm.hpp): read_overrides, choose (SpMM
 // and SDDMM: refusals, variant, stride, schedule candidates and the one that runs, workspace, the
-// plan info text, which spxPlanInfo_t prints verbatim) and the rules' pieces (schedule rule and
-// candidates, pitches, in-place tests).
+// plan info text, which spxPlanInfo_t prints verbatim), the per-call B (SpMM) and A / B (SDDMM)
+// sources, and the rules' pieces (schedule rule and candidates, pitches, in-place tests).
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <string>
@@ -487,6 +487,44 @@ TEST_CASE("SR-BCRS describe: the plan info text, verbatim, of what the decision 
   CHECK(w.describe().size() < 256);  // fits spxPlanInfo_t::config
 }
 
+TEST_CASE("SR-BCRS b_source: where B is read, decided per call", "[srbcrs][choice]") {
+  ps::Inputs in = spmm_inputs(uniform_rows(4, 40), 8, 100, 33);
+  const ps::Decision d8 = decide(in);
+  // Row-major, 16-byte aligned base and pitch: in place, B's own pitch.
+  ps::BSource s = ps::b_source(d8, SPX_ORDER_ROW, 0x1000, 64, 33);
+  CHECK(s.in_place);
+  CHECK(s.pitch == 64);
+  // The same plan, another call: a shifted base or an odd ld is copied at the copy's pitch.
+  s = ps::b_source(d8, SPX_ORDER_ROW, 0x1004, 64, 33);
+  CHECK_FALSE(s.in_place);
+  CHECK(s.pitch == plan::srbcrs_b_pitch(33, 8));
+  s = ps::b_source(d8, SPX_ORDER_ROW, 0x1000, 40, 33);
+  CHECK_FALSE(s.in_place);
+  CHECK(s.pitch == 48);
+  CHECK_FALSE(ps::b_source(d8, SPX_ORDER_COL, 0x1000, 128, 33).in_place);
+  // 4-bit B: pitch in bytes is ld / 2; 16-bit: 2 ld.
+  in.b_type = SPX_R_4U;
+  s = ps::b_source(decide(in), SPX_ORDER_ROW, 0x1000, 64, 33);
+  CHECK(s.in_place);
+  CHECK(s.pitch == 32);
+  s = ps::b_source(decide(in), SPX_ORDER_ROW, 0x1000, 48, 33);  // 24-byte rows
+  CHECK_FALSE(s.in_place);
+  CHECK(s.pitch == 32);  // 17 bytes rounded up
+  in.a_type = in.b_type = SPX_R_16I;
+  s = ps::b_source(decide(in), SPX_ORDER_ROW, 0x1000, 40, 33);
+  CHECK(s.in_place);
+  CHECK(s.pitch == 80);
+  // Whatever is copied fits the workspace the decision reserves.
+  for (spxDataType_t t : {SPX_R_8I, SPX_R_4I, SPX_R_16I}) {
+    ps::Inputs q = in;
+    q.a_type = t == SPX_R_16I ? SPX_R_16I : SPX_R_8I;
+    q.b_type = t;
+    const ps::Decision d = decide(q);
+    const ps::BSource c = ps::b_source(d, SPX_ORDER_COL, 0x1000, 100, q.n);
+    CHECK(c.pitch * q.cols <= d.workspace_bytes);
+  }
+}
+
 TEST_CASE("SR-BCRS SDDMM choose: variant, output order, workspace and describe",
           "[srbcrs][choice][sddmm]") {
   ps::SddmmInputs in;
@@ -537,4 +575,25 @@ TEST_CASE("SR-BCRS SDDMM choose: variant, output order, workspace and describe",
         "l16r16 m16n8k32 transposed (B cols on m16, V=1 rows of A on n8), 16-bit emulated by "
         "8-bit slices; 32 slots per warp, k step 64; A col, B col (copied k-contiguous); C 16F "
         "in its own order");
+}
+
+TEST_CASE("SR-BCRS sddmm_operand: where A and B are read, decided per call",
+          "[srbcrs][choice][sddmm]") {
+  // k-contiguous, 16-byte aligned base and pitch: in place at the operand's own pitch.
+  ps::OperandSource s = ps::sddmm_operand(true, 0x1000, 256, 200, 8);
+  CHECK(s.in_place);
+  CHECK(s.pitch == 256);
+  CHECK(ps::sddmm_operand(true, 0x1000, 256, 200, 4).pitch == 128);
+  CHECK(ps::sddmm_operand(true, 0x1000, 256, 200, 16).pitch == 512);
+  // Otherwise a copy at the k pitch (k elements rounded up to 16 bytes).
+  s = ps::sddmm_operand(false, 0x1000, 256, 200, 8);
+  CHECK_FALSE(s.in_place);
+  CHECK(s.pitch == plan::srbcrs_sddmm_pitch(200, 8));
+  s = ps::sddmm_operand(true, 0x1008, 256, 200, 8);
+  CHECK_FALSE(s.in_place);
+  CHECK(s.pitch == 208);
+  CHECK_FALSE(ps::sddmm_operand(true, 0x1000, 250, 200, 8).in_place);
+  s = ps::sddmm_operand(true, 0x1000, 250, 201, 4);
+  CHECK_FALSE(s.in_place);
+  CHECK(s.pitch == 112);  // 101 bytes
 }

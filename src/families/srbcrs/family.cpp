@@ -83,6 +83,10 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
     a.workspace = call.workspace;
     a.split = decision_.schedule().split;
     a.tile_major = decision_.schedule().tile_major;
+    const plan::srbcrs::BSource b = plan::srbcrs::b_source(
+        decision_, call.B.order, reinterpret_cast<uintptr_t>(call.B.values), call.B.ld, a.n);
+    a.b_in_place = b.in_place;
+    a.b_pitch = b.pitch;
     device::check(ks::spmm(variant_, a, h.stream), "launching the SR-BCRS SpMM kernel");
   }
 

@@ -78,6 +78,17 @@ class SrbcrsSddmm final : public SddmmKernelPlan {
     a.workspace = call.workspace;
     a.workspace_a_offset = decision_.workspace.a_offset;
     a.workspace_b_offset = decision_.workspace.b_offset;
+    // Per call: A's and B's addresses and leading dimensions may change between calls.
+    const plan::srbcrs::OperandSource as = plan::srbcrs::sddmm_operand(
+        call.A.order == SPX_ORDER_ROW, reinterpret_cast<uintptr_t>(call.A.values), call.A.ld, k_,
+        decision_.variant.a_bits);
+    const plan::srbcrs::OperandSource bs = plan::srbcrs::sddmm_operand(
+        call.B.order == SPX_ORDER_COL, reinterpret_cast<uintptr_t>(call.B.values), call.B.ld, k_,
+        decision_.variant.b_bits);
+    a.a_in_place = as.in_place;
+    a.a_pitch = as.pitch;
+    a.b_in_place = bs.in_place;
+    a.b_pitch = bs.pitch;
     device::check(ks::sddmm(variant_, a, h.stream), "launching the SR-BCRS SDDMM kernel");
   }
 

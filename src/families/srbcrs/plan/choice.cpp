@@ -206,5 +206,13 @@ std::string Decision::describe(int candidate) const {
   return s + "; " + schedules.at(candidate).describe();
 }
 
+BSource b_source(const Decision& d, spxOrder_t b_order, uintptr_t address, int64_t ld, int64_t n) {
+  const int bits = d.variant.b_bits;
+  BSource s;
+  s.in_place = srbcrs_b_direct(b_order == SPX_ORDER_ROW, address, ld, bits);
+  s.pitch = s.in_place ? (bits == 4 ? ld / 2 : ld * (bits / 8)) : srbcrs_b_pitch(n, bits);
+  return s;
+}
+
 }  // namespace srbcrs
 }  // namespace spx::plan

@@ -3,7 +3,9 @@
 //   * choose: at analyze, from the inputs and the overrides, the kernel variant, the stride of the
 //     plan's layout, the schedule candidates and the one that runs, the workspace, and the plan
 //     info text (Decision::kernel / describe);
-// family.cpp calls them. Kept apart from the
+//   * b_source: per call (B's address and ld may change between calls), whether B is read in
+//     place or copied, and its row pitch.
+// family.cpp calls them; the launchers take their results and decide nothing. Kept apart from the
 // dispatch glue so the CPU tests can check every rule. The SDDMM's are in plan/sddmm.hpp.
 //
 // The kernels (kernels/, README.md of the family) compute every tile transposed, C^T = B^T A^T,
@@ -156,6 +158,15 @@ struct Decision {
 /// values are in the SR-BCRS layout, stride 32, and the native int4 path, stride 64, is forced or
 /// chosen).
 Decision choose(const Inputs& in, const Overrides& o);
+
+/// Where the kernel reads B in one call: in place (row-major, base and row pitch 16-byte aligned)
+/// or from a row-major copy in the workspace; pitch = bytes between the rows it reads.
+struct BSource {
+  bool in_place = false;
+  int64_t pitch = 0;
+};
+/// The per-call decision for B (d's B bits; B's order, address and leading dimension; n columns).
+BSource b_source(const Decision& d, spxOrder_t b_order, uintptr_t address, int64_t ld, int64_t n);
 
 }  // namespace srbcrs
 }  // namespace spx::plan

@@ -162,5 +162,12 @@ std::string SddmmDecision::describe() const {
       dtype::name(c_type), output == ValuesLayout::Srbcrs ? "SR-BCRS" : "its own");
 }
 
+OperandSource sddmm_operand(bool k_contiguous, uintptr_t address, int64_t ld, int64_t k, int bits) {
+  OperandSource s;
+  s.in_place = srbcrs_sddmm_direct(k_contiguous, address, ld, bits);
+  s.pitch = s.in_place ? ld * bits / 8 : srbcrs_sddmm_pitch(k, bits);
+  return s;
+}
+
 }  // namespace srbcrs
 }  // namespace spx::plan

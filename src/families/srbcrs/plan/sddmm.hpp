@@ -1,8 +1,9 @@
 // Host side of the SR-BCRS family's SDDMM (plain C++, no CUDA): which inputs the tensor-core SDDMM
 // kernels take, the decision made at analyze (srbcrs::choose: the variant, the output order, the
 // workspace and the plan info text), the work list, where each output value goes (in C's own BCRS
-// / CSR order or in the SR-BCRS stride-major order), pitch, in-place rule. Kept apart from the
-// dispatch glue so that the CPU tests can check every rule.
+// / CSR order or in the SR-BCRS stride-major order), and the per-call decision of where the
+// kernel reads A and B (srbcrs::sddmm_operand). Kept apart from the dispatch glue so that the CPU
+// tests can check every rule.
 //
 //   C = alpha * (A * B) .* spy(C) + beta * C,   A m x k, B k x n dense, C m x n in BCRS(V) / CSR.
 //
@@ -92,6 +93,17 @@ struct SddmmDecision {
 /// The decision for inputs `refusal` accepted (INTERNAL_ERROR otherwise). No SPX_SRBCRS_* switch
 /// steers the SDDMM today; it takes the family's overrides so that one struct serves both plans.
 SddmmDecision choose(const SddmmInputs& in, const Overrides& o);
+
+/// Where the kernel reads one operand in one call: in place (k-contiguous, base and pitch 16-byte
+/// aligned) or from a k-contiguous copy in the workspace; pitch = bytes between its rows (A) or
+/// columns (B).
+struct OperandSource {
+  bool in_place = false;
+  int64_t pitch = 0;
+};
+/// The per-call decision for an operand of k values per row / column of `bits`: k_contiguous = A
+/// row-major / B column-major; its address and leading dimension as passed to this call.
+OperandSource sddmm_operand(bool k_contiguous, uintptr_t address, int64_t ld, int64_t k, int bits);
 
 }  // namespace srbcrs
 
