@@ -1,13 +1,13 @@
 #include "families/srbcrs/sddmm_family.hpp"
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
+#include <utility>
 
-#include "runtime/dtype.hpp"
 #include "families/operands.hpp"
 #include "families/structure.hpp"
 #include "families/srbcrs/kernels/sddmm.hpp"
-#include "families/srbcrs/kernels/sddmm_config.hpp"
 #include "families/srbcrs/plan/sddmm.hpp"
 
 namespace spx::dispatch {
@@ -15,33 +15,33 @@ namespace {
 
 namespace ks = kernels::srbcrs;
 
-plan::SrbcrsSddmmProblem describe_problem(const SddmmProblem& p) {
-  plan::SrbcrsSddmmProblem d;
-  d.format = p.C.format;
-  d.vec_len = p.C.format == SPX_FORMAT_BCRS ? p.C.vec_len : 1;
-  d.a_type = p.A.type;
-  d.b_type = p.B.type;
-  d.c_type = p.C.type;
-  d.compute_type = p.compute_type;
-  d.cc_major = p.h.cc_major;
-  d.m = p.A.rows;
-  d.k = p.A.cols;
-  d.n = p.B.cols;
-  d.num_vectors = p.C.nnz;  // BCRS: vectors; CSR: entries
-  return d;
-}
-
-/// The order C's values are written in (SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT).
-plan::ValuesLayout output_layout(const SddmmProblem& p) {
-  return p.options.values_layout == SPX_VALUES_LAYOUT_SRBCRS ? plan::ValuesLayout::Srbcrs
-                                                             : plan::ValuesLayout::Format;
+/// The decision's inputs from the descriptors, the options and the device.
+plan::srbcrs::SddmmInputs inputs_of(const SddmmProblem& p) {
+  plan::srbcrs::SddmmInputs in;
+  in.format = p.C.format;
+  in.vec_len = p.C.format == SPX_FORMAT_BCRS ? p.C.vec_len : 1;
+  in.a_type = p.A.type;
+  in.b_type = p.B.type;
+  in.c_type = p.C.type;
+  in.compute_type = p.compute_type;
+  in.a_order = p.A.order;
+  in.b_order = p.B.order;
+  in.output = p.options.values_layout == SPX_VALUES_LAYOUT_SRBCRS ? plan::ValuesLayout::Srbcrs
+                                                                  : plan::ValuesLayout::Format;
+  in.cc_major = p.h.cc_major;
+  in.m = p.A.rows;
+  in.k = p.A.cols;
+  in.n = p.B.cols;
+  in.num_vectors = p.C.nnz;  // BCRS: vectors; CSR: entries
+  return in;
 }
 
 class SrbcrsSddmm final : public SddmmKernelPlan {
  public:
-  SrbcrsSddmm(const SddmmProblem& p, const plan::SrbcrsSddmmChoice& choice,
-              const plan::SrbcrsSddmmPlan& sp, plan::ValuesLayout layout)
-      : layout_(layout) {
+  SrbcrsSddmm(const SddmmProblem& p, plan::srbcrs::SddmmDecision decision,
+              const plan::SrbcrsSddmmPlan& sp)
+      : decision_(std::move(decision)) {
+    const plan::SrbcrsSddmmChoice& choice = decision_.variant;
     variant_.a_bits = choice.a_bits;
     variant_.b_bits = choice.b_bits;
     variant_.a_signed = choice.a_signed;
@@ -55,8 +55,8 @@ class SrbcrsSddmm final : public SddmmKernelPlan {
     padded_ = sp.padded_elements();
     task_row_ = device::upload(sp.task_row, p.h.stream);
     col_ = device::upload(sp.col, p.h.stream);
-    if (layout_ == plan::ValuesLayout::Format) vec_map_ = device::upload(sp.vec_map, p.h.stream);
-    workspace_ = plan::srbcrs_sddmm_workspace(m_, k_, n_, choice.a_bits, choice.b_bits);
+    if (decision_.output == plan::ValuesLayout::Format)
+      vec_map_ = device::upload(sp.vec_map, p.h.stream);
   }
 
   void run(const spxContext& h, const SddmmCall& call) const override {
@@ -69,69 +69,67 @@ class SrbcrsSddmm final : public SddmmKernelPlan {
     a.task_row = task_row_.as<int32_t>();
     a.col = col_.as<int32_t>();
     a.vec_map = vec_map_.as<int32_t>();
-    a.srbcrs_output = layout_ == plan::ValuesLayout::Srbcrs;
+    a.srbcrs_output = decision_.output == plan::ValuesLayout::Srbcrs;
     a.A = view_of(call.A);
     a.B = view_of(call.B);
     a.c_values = call.C.values;
     a.c_type = call.C.type;
     a.scalars = scalars_of(h, call.alpha, call.beta, call.C.type == SPX_R_32I);
     a.workspace = call.workspace;
-    a.workspace_a_offset = workspace_.a_offset;
-    a.workspace_b_offset = workspace_.b_offset;
+    a.workspace_a_offset = decision_.workspace.a_offset;
+    a.workspace_b_offset = decision_.workspace.b_offset;
+    // Per call: A's and B's addresses and leading dimensions may change between calls.
+    const plan::srbcrs::OperandSource as = plan::srbcrs::sddmm_operand(
+        call.A.order == SPX_ORDER_ROW, reinterpret_cast<uintptr_t>(call.A.values), call.A.ld, k_,
+        decision_.variant.a_bits);
+    const plan::srbcrs::OperandSource bs = plan::srbcrs::sddmm_operand(
+        call.B.order == SPX_ORDER_COL, reinterpret_cast<uintptr_t>(call.B.values), call.B.ld, k_,
+        decision_.variant.b_bits);
+    a.a_in_place = as.in_place;
+    a.a_pitch = as.pitch;
+    a.b_in_place = bs.in_place;
+    a.b_pitch = bs.pitch;
     device::check(ks::sddmm(variant_, a, h.stream), "launching the SR-BCRS SDDMM kernel");
   }
 
-  size_t workspace_bytes() const { return static_cast<size_t>(workspace_.bytes); }
   size_t metadata_bytes() const { return task_row_.bytes() + col_.bytes() + vec_map_.bytes(); }
   int64_t padded_elements() const { return padded_; }
 
  private:
+  plan::srbcrs::SddmmDecision decision_;
   ks::SddmmVariant variant_;
-  plan::ValuesLayout layout_;
   int64_t m_ = 0, k_ = 0, n_ = 0, tasks_ = 0, padded_ = 0;
   int vec_len_ = 1;
   device::Buffer task_row_, col_, vec_map_;
-  plan::SrbcrsSddmmWorkspace workspace_;
 };
 
 }  // namespace
 
 Refusal srbcrs_sddmm_can_implement(const SddmmProblem& p) {
-  return plan::srbcrs_sddmm_refusal(describe_problem(p));
+  return plan::srbcrs::refusal(inputs_of(p));
 }
 
 std::unique_ptr<SddmmKernelPlan> build_srbcrs_sddmm(const SddmmProblem& p, spxPlanInfo_t& info) {
-  const plan::SrbcrsSddmmProblem d = describe_problem(p);
-  const plan::SrbcrsSddmmChoice choice = plan::srbcrs_sddmm_choose(d);
+  const plan::srbcrs::SddmmInputs in = inputs_of(p);
+  plan::srbcrs::SddmmDecision decision =
+      plan::srbcrs::choose(in, plan::srbcrs::read_overrides(p.switches));
   const HostStructure host = download_structure(p.h, p.C);
   plan::BcrsView view;
   view.rows = p.C.rows;
   view.cols = p.C.cols;
-  view.vec_len = d.vec_len;
+  view.vec_len = in.vec_len;
   view.block_row_ptr = host.ptr.data();
   view.block_col = host.idx.data();
   view.num_vectors = p.C.nnz;
   const plan::SrbcrsSddmmPlan sp = plan::srbcrs_sddmm_plan(view);
-  const plan::ValuesLayout layout = output_layout(p);
-  auto k = std::make_unique<SrbcrsSddmm>(p, choice, sp, layout);
-  using T = ks::SddmmTile;
   info.family = SPX_SPMM_ALG_SRBCRS;
-  std::snprintf(info.kernel, sizeof(info.kernel), "%s", choice.kernel_name().c_str());
-  std::snprintf(
-      info.config, sizeof(info.config),
-      "%s m16n8k32 transposed (B cols on m16, V=%lld rows of A on n8)%s; %d slots per warp, "
-      "k step %d; A %s, B %s%s; C %s in %s order",
-      choice.precision().c_str(), static_cast<long long>(d.vec_len),
-      choice.emulated()                           ? ", 16-bit emulated by 8-bit slices"
-      : choice.a_bits == 4 || choice.b_bits == 4 ? ", int4 unpacked to int8"
-                                                  : "",
-      T::kSlots, T::kStepK, order_name(p.A.order), order_name(p.B.order),
-      p.A.order == SPX_ORDER_ROW && p.B.order == SPX_ORDER_COL ? "" : " (copied k-contiguous)",
-      dtype::name(p.C.type), layout == plan::ValuesLayout::Srbcrs ? "SR-BCRS" : "its own");
+  std::snprintf(info.kernel, sizeof(info.kernel), "%s", decision.kernel().c_str());
+  std::snprintf(info.config, sizeof(info.config), "%s", decision.describe().c_str());
+  info.workspace_bytes = static_cast<size_t>(decision.workspace.bytes);
+  auto k = std::make_unique<SrbcrsSddmm>(p, std::move(decision), sp);
   info.metadata_bytes = k->metadata_bytes();
   info.values_bytes = 0;
   info.padded_nnz = k->padded_elements();
-  info.workspace_bytes = k->workspace_bytes();
   return k;
 }
 

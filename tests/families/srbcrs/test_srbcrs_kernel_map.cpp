@@ -4,8 +4,8 @@
 // the int4 unpacking, the output columns), and the mma.sync.m16n8k32 is applied through the PTX
 // ISA's fragment tables, written out independently here. The result must equal the CPU reference
 // exactly for every (A bits, B bits, signedness, V), with n tails and empty vector-rows. Also:
-// the shared-memory accesses are bank-conflict-free, and the host rules of the family
-// (formats/srbcrs_choice: refusals, variant, workspace, when B is read in place).
+// the shared-memory accesses are bank-conflict-free. The family's decisions are tested in
+// test_srbcrs_choice.cpp.
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstring>
@@ -18,7 +18,6 @@
 #include "runtime/dtype.hpp"
 #include "families/srbcrs/kernels/config.hpp"
 #include "families/srbcrs/kernels/lane_map.hpp"
-#include "families/srbcrs/plan/choice.hpp"
 #include "families/srbcrs/plan/layout.hpp"
 #include "reference/reference.hpp"
 
@@ -452,122 +451,6 @@ TEST_CASE("SR-BCRS kernel map: transpose and unpacking, hand-checked", "[srbcrs]
   CHECK(map::nibbles_hi(0xF8E17A30u, true) == 0xFFFE0703u);   // -1 -2 7 3
 }
 
-TEST_CASE("SR-BCRS choice: refusals, variant, workspace, B in place", "[srbcrs][choice]") {
-  plan::SrbcrsProblem p;
-  p.format = SPX_FORMAT_BCRS;
-  p.vec_len = 8;
-  p.rows = 64;
-  p.cols = 100;
-  p.n = 33;
-  CHECK(plan::srbcrs_refusal(p).empty());
-  const auto refused = [&](plan::SrbcrsProblem q, const std::string& part) {
-    const std::string why = plan::srbcrs_refusal(q);
-    INFO(why);
-    CHECK(why.find(part) != std::string::npos);
-  };
-  {
-    auto q = p;
-    q.format = SPX_FORMAT_NM;
-    refused(q, "BCRS(V) or CSR");
-    q.format = SPX_FORMAT_ELL;
-    refused(q, "BCRS(V) or CSR");
-  }
-  for (int64_t v : {3, 16}) {
-    auto q = p;
-    q.vec_len = v;
-    refused(q, "V = " + std::to_string(v));
-  }
-  for (spxDataType_t t : {SPX_R_32F, SPX_R_16F, SPX_R_32I, SPX_R_16BF}) {
-    auto q = p;
-    q.a_type = t;
-    refused(q, "16I, 8I, 8U, 4I or 4U");
-    q = p;
-    q.b_type = t;
-    refused(q, "16I, 8I, 8U, 4I or 4U");
-  }
-  {
-    auto q = p;
-    q.compute_type = SPX_R_32F;
-    refused(q, "32I");
-  }
-  for (spxDataType_t t : {SPX_R_16BF, SPX_R_8I}) {
-    auto q = p;
-    q.c_type = t;
-    refused(q, "32I, 32F or 16F");
-  }
-  {
-    auto q = p;
-    q.cc_major = 7;
-    refused(q, "sm_80");
-  }
-  {
-    auto q = p;
-    q.cols = int64_t{1} << 32;
-    refused(q, "grid");
-  }
-  for (spxDataType_t c : {SPX_R_32I, SPX_R_32F, SPX_R_16F}) {
-    auto q = p;
-    q.c_type = c;
-    CHECK(plan::srbcrs_refusal(q).empty());
-  }
-  {
-    auto q = p;
-    q.format = SPX_FORMAT_CSR;
-    q.vec_len = 1;
-    q.a_type = SPX_R_4U;
-    q.b_type = SPX_R_8I;
-    REQUIRE(plan::srbcrs_refusal(q).empty());
-    const plan::SrbcrsChoice c = plan::srbcrs_choose(q);
-    CHECK(c.a_bits == 4);
-    CHECK(c.b_bits == 8);
-    CHECK_FALSE(c.a_signed);
-    CHECK(c.b_signed);
-    CHECK(c.stride == 32);
-    CHECK(c.precision() == "l4r8");
-    CHECK(c.kernel_name() == "srbcrs_spmm_l4r8");
-  }
-  CHECK(plan::srbcrs_b_pitch(1, 8) == 16);
-  CHECK(plan::srbcrs_b_pitch(16, 8) == 16);
-  CHECK(plan::srbcrs_b_pitch(17, 8) == 32);
-  CHECK(plan::srbcrs_b_pitch(33, 4) == 32);  // 17 bytes
-  CHECK(plan::srbcrs_b_pitch(32, 4) == 16);
-  CHECK(plan::srbcrs_workspace_bytes(10, 17, 8) == 320);
-  CHECK(plan::srbcrs_workspace_bytes(0, 17, 8) == 0);
-  CHECK(plan::srbcrs_workspace_bytes(10, 0, 8) == 0);
-  CHECK(plan::srbcrs_b_direct(true, 256, 64, 8));
-  CHECK_FALSE(plan::srbcrs_b_direct(false, 256, 64, 8));  // column-major: copied
-  CHECK_FALSE(plan::srbcrs_b_direct(true, 257, 64, 8));   // base not 16-byte aligned
-  CHECK_FALSE(plan::srbcrs_b_direct(true, 256, 65, 8));   // row pitch not 16-byte aligned
-  CHECK(plan::srbcrs_b_direct(true, 256, 32, 4));         // 16 bytes per row
-  CHECK_FALSE(plan::srbcrs_b_direct(true, 256, 30, 4));   // 15 bytes per row
-}
-
-TEST_CASE("SR-BCRS schedule rule and candidates", "[srbcrs][choice]") {
-  // 128 vector-rows x 4 column tiles = 512 warps on 132 SMs (< 16 per SM): split while every
-  // warp keeps a stride on average.
-  CHECK(plan::srbcrs_schedule(128, 256, 128 * 32 * 5, 132).split == 4);  // 5 strides a row
-  CHECK(plan::srbcrs_schedule(128, 256, 128 * 32 * 3, 132).split == 2);  // 3 strides
-  CHECK(plan::srbcrs_schedule(128, 256, 128 * 32 * 1, 132).split == 1);  // 1 stride
-  CHECK(plan::srbcrs_schedule(128, 256, 0, 132).split == 1);             // no vectors
-  // Enough warps already: no split however long the rows.
-  CHECK(plan::srbcrs_schedule(2048, 4096, 2048 * 32 * 7, 132).split == 1);
-  // 528 tiles: split 2 reaches 1056 < 2112 warps, split 4 reaches 2112 = 16 per SM.
-  CHECK(plan::srbcrs_schedule(132, 256, 132 * 32 * 8, 132).split == 4);
-  CHECK(plan::srbcrs_schedule(528, 256, 528 * 32 * 8, 132).split == 1);
-  CHECK_FALSE(plan::srbcrs_schedule(128, 256, 128 * 32 * 5, 132).tile_major);
-  CHECK(plan::srbcrs_schedule(0, 256, 0, 132).split == 1);
-  CHECK(plan::srbcrs_schedule(4, 0, 128, 132).split == 1);
-
-  plan::SrbcrsSchedule chosen;
-  chosen.split = 2;
-  const std::vector<plan::SrbcrsSchedule> all = plan::srbcrs_schedules(chosen);
-  REQUIRE(all.size() == 6);
-  CHECK(all[0] == chosen);
-  for (size_t i = 0; i < all.size(); ++i)
-    for (size_t j = i + 1; j < all.size(); ++j) CHECK_FALSE(all[i] == all[j]);
-  CHECK(chosen.describe() == "split 2, row order");
-}
-
 TEST_CASE("SR-BCRS slices: every int16 value is 256 * signed high byte + unsigned low byte",
           "[srbcrs][slices]") {
   // The identity the emulation rests on, for all 65,536 values (the most negative included),
@@ -637,88 +520,4 @@ TEST_CASE("SR-BCRS sliced values: the bytes the kernel reads for a 16-bit layout
   const int8_t v8[6] = {1, 2, 3, 4, 5, 6};
   const plan::SrbcrsLayout l8 = plan::srbcrs_build(view, cfg8, v8);
   CHECK_THROWS(plan::srbcrs_sliced_values(l8));
-}
-
-TEST_CASE("SR-BCRS choice: emulated 16-bit operands and the native int4 path",
-          "[srbcrs][choice]") {
-  plan::SrbcrsProblem p;
-  p.format = SPX_FORMAT_BCRS;
-  p.vec_len = 4;
-  p.rows = 64;
-  p.cols = 100;
-  p.n = 33;
-  p.cc_major = 9;
-  const auto choose = [](plan::SrbcrsProblem q) {
-    INFO(plan::srbcrs_refusal(q));
-    REQUIRE(plan::srbcrs_refusal(q).empty());
-    return plan::srbcrs_choose(q);
-  };
-  // L16-Rx for every B; the 12-bit case is a 16I A.
-  for (spxDataType_t b : {SPX_R_16I, SPX_R_8I, SPX_R_8U, SPX_R_4I, SPX_R_4U}) {
-    auto q = p;
-    q.a_type = SPX_R_16I;
-    q.b_type = b;
-    const plan::SrbcrsChoice c = choose(q);
-    CHECK(c.a_bits == 16);
-    CHECK(c.a_slices() == 2);
-    CHECK(c.b_bits == spx::dtype::bits(b));
-    CHECK(c.b_slices() == (b == SPX_R_16I ? 2 : 1));
-    CHECK(c.warp_cols == (b == SPX_R_16I ? 32 : 64));
-    CHECK(c.stride == 32);
-    CHECK_FALSE(c.native_int4);
-    CHECK(c.path().find("m16n8k32 transposed, A in 2 int8 slices") == 0);
-    CHECK((c.path().find("B in 2 int8 slices") != std::string::npos) == (b == SPX_R_16I));
-    CHECK((c.path().find("int4 unpacked to int8") != std::string::npos) ==
-          (spx::dtype::bits(b) == 4));
-  }
-  {
-    auto q = p;
-    q.a_type = SPX_R_16I;
-    q.b_type = SPX_R_8I;
-    CHECK(choose(q).precision() == "l16r8");
-    CHECK(choose(q).kernel_name() == "srbcrs_spmm_l16r8");
-  }
-  // 16-bit B only with 16-bit A.
-  for (spxDataType_t a : {SPX_R_8I, SPX_R_8U, SPX_R_4I, SPX_R_4U}) {
-    auto q = p;
-    q.a_type = a;
-    q.b_type = SPX_R_16I;
-    const std::string why = plan::srbcrs_refusal(q);
-    INFO(why);
-    CHECK(why.find("only with a 16I A") != std::string::npos);
-  }
-  // The native int4 path: the rule picks it on 8.x for L4-R4 only; the override forces either.
-  CHECK(plan::srbcrs_native_int4_pays(8));
-  CHECK_FALSE(plan::srbcrs_native_int4_pays(9));
-  CHECK_FALSE(plan::srbcrs_native_int4_pays(10));
-  for (int cc : {8, 9})
-    for (auto path : {plan::SrbcrsInt4Path::Rule, plan::SrbcrsInt4Path::Native,
-                      plan::SrbcrsInt4Path::Unpacked})
-      for (spxDataType_t a : {SPX_R_4I, SPX_R_4U, SPX_R_8I})
-        for (spxDataType_t b : {SPX_R_4I, SPX_R_4U, SPX_R_8I}) {
-          auto q = p;
-          q.cc_major = cc;
-          q.int4_path = path;
-          q.a_type = a;
-          q.b_type = b;
-          const plan::SrbcrsChoice c = choose(q);
-          const bool l4r4 = spx::dtype::bits(a) == 4 && spx::dtype::bits(b) == 4;
-          const bool want = l4r4 && (path == plan::SrbcrsInt4Path::Native ||
-                                     (path == plan::SrbcrsInt4Path::Rule && cc == 8));
-          CHECK(c.native_int4 == want);
-          CHECK(c.stride == (want ? 64 : 32));
-          CHECK((c.path() == "native int4 m16n8k64 transposed") == want);
-        }
-  // 16-bit B: copies and pitches in bytes.
-  CHECK(plan::srbcrs_b_pitch(8, 16) == 16);
-  CHECK(plan::srbcrs_b_pitch(9, 16) == 32);
-  CHECK(plan::srbcrs_workspace_bytes(10, 9, 16) == 320);
-  CHECK(plan::srbcrs_b_direct(true, 256, 8, 16));
-  CHECK_FALSE(plan::srbcrs_b_direct(true, 256, 12, 16));  // 24-byte rows
-  // The schedule counts tiles of the warp's columns and strides of the path.
-  CHECK(plan::srbcrs_schedule(128, 256, 128 * 64 * 5, 132, 64, 64).split == 4);  // 5 strides
-  CHECK(plan::srbcrs_schedule(128, 256, 128 * 64 * 1, 132, 64, 64).split == 1);  // 1 stride
-  // 16-bit B: 128 rows x 8 tiles = 1024 warps; split 2 (2048 < 2112 warps), not 4 with 3
-  // strides a row.
-  CHECK(plan::srbcrs_schedule(128, 256, 128 * 32 * 3, 132, 32, 32).split == 2);
 }

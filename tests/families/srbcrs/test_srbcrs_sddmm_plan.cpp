@@ -25,8 +25,8 @@ using spx::kernels::srbcrs::SddmmTile;
 
 namespace {
 
-plan::SrbcrsSddmmProblem good_problem() {
-  plan::SrbcrsSddmmProblem p;
+plan::srbcrs::SddmmInputs good_problem() {
+  plan::srbcrs::SddmmInputs p;
   p.format = SPX_FORMAT_BCRS;
   p.vec_len = 8;
   p.m = 64;
@@ -291,13 +291,13 @@ int64_t emulate_and_compare(std::mt19937_64& rng, int64_t V, int64_t vr, int64_t
 }  // namespace
 
 TEST_CASE("SR-BCRS SDDMM refusals name the reason", "[srbcrs][sddmm]") {
-  CHECK(plan::srbcrs_sddmm_refusal(good_problem()).empty());
-  auto refused = [](plan::SrbcrsSddmmProblem p, const std::string& part) {
-    const std::string why = plan::srbcrs_sddmm_refusal(p);
+  CHECK(plan::srbcrs::refusal(good_problem()).empty());
+  auto refused = [](plan::srbcrs::SddmmInputs p, const std::string& part) {
+    const std::string why = plan::srbcrs::refusal(p);
     INFO(why);
     CHECK(why.find(part) != std::string::npos);
   };
-  plan::SrbcrsSddmmProblem p = good_problem();
+  plan::srbcrs::SddmmInputs p = good_problem();
   p.format = SPX_FORMAT_ELL;
   refused(p, "BCRS(V) or CSR");
   p = good_problem();
@@ -307,7 +307,7 @@ TEST_CASE("SR-BCRS SDDMM refusals name the reason", "[srbcrs][sddmm]") {
   p.a_type = SPX_R_16I;
   refused(p, "A 16I, B 8I");
   p.b_type = SPX_R_16I;
-  CHECK(plan::srbcrs_sddmm_refusal(p).empty());
+  CHECK(plan::srbcrs::refusal(p).empty());
   p = good_problem();
   p.b_type = SPX_R_32F;
   refused(p, "8I, 8U, 4I or 4U");
@@ -326,14 +326,14 @@ TEST_CASE("SR-BCRS SDDMM refusals name the reason", "[srbcrs][sddmm]") {
   p = good_problem();
   p.format = SPX_FORMAT_CSR;
   p.vec_len = 1;
-  CHECK(plan::srbcrs_sddmm_refusal(p).empty());
+  CHECK(plan::srbcrs::refusal(p).empty());
 }
 
 TEST_CASE("SR-BCRS SDDMM variant choice", "[srbcrs][sddmm]") {
-  plan::SrbcrsSddmmProblem p = good_problem();
+  plan::srbcrs::SddmmInputs p = good_problem();
   p.a_type = SPX_R_4U;
   p.b_type = SPX_R_8I;
-  plan::SrbcrsSddmmChoice c = plan::srbcrs_sddmm_choose(p);
+  plan::SrbcrsSddmmChoice c = plan::srbcrs::choose(p, {}).variant;
   CHECK(c.a_bits == 4);
   CHECK(c.b_bits == 8);
   CHECK_FALSE(c.a_signed);
@@ -342,11 +342,11 @@ TEST_CASE("SR-BCRS SDDMM variant choice", "[srbcrs][sddmm]") {
   CHECK(c.precision() == "l4r8");
   CHECK(c.kernel_name() == "srbcrs_sddmm_l4r8");
   p.a_type = p.b_type = SPX_R_16I;
-  c = plan::srbcrs_sddmm_choose(p);
+  c = plan::srbcrs::choose(p, {}).variant;
   CHECK(c.emulated());
   CHECK(c.kernel_name() == "srbcrs_sddmm_l16r16");
   p.c_type = SPX_R_16BF;
-  require_error([&] { plan::srbcrs_sddmm_choose(p); }, SPX_STATUS_INTERNAL_ERROR, "refused");
+  require_error([&] { plan::srbcrs::choose(p, {}).variant; }, SPX_STATUS_INTERNAL_ERROR, "refused");
 }
 
 TEST_CASE("SR-BCRS slot pointers pad every vector-row to strides of 32", "[srbcrs][sddmm]") {

@@ -33,11 +33,17 @@ struct SddmmArgs {
   Scalars scalars{};
   void* workspace = nullptr;  ///< srbcrs_sddmm_workspace bytes: k-contiguous copies of A and B
   int64_t workspace_a_offset = 0, workspace_b_offset = 0;
+  /// Where A and B are read this call (planning srbcrs::sddmm_operand, decided per call): in
+  /// place (k-contiguous, base and pitch 16-byte aligned) or copied k-contiguous into the
+  /// workspace; the pitch is the bytes between A's rows / B's columns the kernel reads.
+  bool a_in_place = false, b_in_place = false;
+  int64_t a_pitch = 0, b_pitch = 0;
 };
 
-/// Queues the SDDMM on `stream`: an operand that cannot be read in place (A not row-major or B
-/// not column-major, or a base / pitch not 16-byte aligned) is first copied k-contiguous into
-/// the workspace.
+/// Queues the SDDMM on `stream` as decided: an operand not read in place is first copied
+/// k-contiguous into the workspace. Refuses (cudaErrorInvalidValue) what it cannot run: an
+/// in-place operand that is not k-contiguous (A row-major, B column-major) or not 16-byte aligned,
+/// a copy without workspace, a pitch that is not a positive multiple of 16.
 cudaError_t sddmm(const SddmmVariant& v, const SddmmArgs& args, cudaStream_t stream);
 
 /// Loads the variant's kernel and the operand copy kernel (lazy loading would otherwise load

@@ -1,11 +1,11 @@
 // sddmm(): the one entry the SDDMM plan calls. Puts A and B into the form the kernel reads
-// (k-contiguous with 16-byte aligned rows / columns: in place when they already are, else copied
-// into the workspace by a tiled transpose) and routes the variant to its kernel.
+// (k-contiguous with 16-byte aligned rows / columns) as the plan decided for this call: in place,
+// or copied into the workspace by a tiled transpose; routes the variant to its kernel. It decides
+// nothing: it may only refuse what the kernel cannot take.
 #include <cstdint>
 
 #include "families/srbcrs/kernels/sddmm.hpp"
 #include "families/srbcrs/kernels/sddmm_variants.hpp"
-#include "families/srbcrs/plan/sddmm.hpp"
 
 namespace spx::kernels::srbcrs {
 namespace detail {
@@ -103,21 +103,22 @@ cudaError_t launch(const SddmmVariant& v, const detail::SddmmParams& p, cudaStre
   return cudaErrorInvalidValue;
 }
 
-/// Where the kernel reads one operand: in place, or a k-contiguous copy in the workspace.
-/// k_contiguous: A row-major / B column-major. Returns the copy's error, if any.
+/// Where the kernel reads one operand, as decided: in place, or a k-contiguous copy in the
+/// workspace. k_contiguous: A row-major / B column-major. Returns the refusal or the copy's error.
 cudaError_t prepare(const DenseView& d, bool k_contiguous, bool transposed, int64_t outer,
-                    int64_t k, int bits, void* workspace, int64_t offset, cudaStream_t stream,
-                    const uint8_t** base, int64_t* pitch) {
-  if (plan::srbcrs_sddmm_direct(k_contiguous, reinterpret_cast<uintptr_t>(d.ptr), d.ld, bits)) {
+                    int64_t k, int bits, bool in_place, int64_t pitch, void* workspace,
+                    int64_t offset, cudaStream_t stream, const uint8_t** base, int64_t* out_pitch) {
+  if (pitch <= 0 || pitch % 16 != 0) return cudaErrorInvalidValue;
+  *out_pitch = pitch;
+  if (in_place) {
+    if (!k_contiguous || reinterpret_cast<uintptr_t>(d.ptr) % 16 != 0) return cudaErrorInvalidValue;
     *base = static_cast<const uint8_t*>(d.ptr);
-    *pitch = d.ld * bits / 8;
     return cudaSuccess;
   }
   if (workspace == nullptr) return cudaErrorInvalidValue;
   uint8_t* dst = static_cast<uint8_t*>(workspace) + offset;
   *base = dst;
-  *pitch = plan::srbcrs_sddmm_pitch(k, bits);
-  return detail::copy_kmajor(d, transposed, outer, k, bits, dst, *pitch, stream);
+  return detail::copy_kmajor(d, transposed, outer, k, bits, dst, pitch, stream);
 }
 
 }  // namespace
@@ -139,10 +140,11 @@ cudaError_t sddmm(const SddmmVariant& v, const SddmmArgs& a, cudaStream_t stream
   if (a.k > 0) {
     // A (m x k) is k-contiguous row-major; B (k x n) column-major, i.e. its transpose row-major.
     cudaError_t err = prepare(a.A, a.A.order == SPX_ORDER_ROW, false, a.m, a.k, v.a_bits,
-                              a.workspace, a.workspace_a_offset, stream, &p.a, &p.a_pitch);
+                              a.a_in_place, a.a_pitch, a.workspace, a.workspace_a_offset, stream,
+                              &p.a, &p.a_pitch);
     if (err != cudaSuccess) return err;
-    err = prepare(a.B, a.B.order == SPX_ORDER_COL, true, a.n, a.k, v.b_bits, a.workspace,
-                  a.workspace_b_offset, stream, &p.b, &p.b_pitch);
+    err = prepare(a.B, a.B.order == SPX_ORDER_COL, true, a.n, a.k, v.b_bits, a.b_in_place,
+                  a.b_pitch, a.workspace, a.workspace_b_offset, stream, &p.b, &p.b_pitch);
     if (err != cudaSuccess) return err;
   }
   return launch(v, p, stream);

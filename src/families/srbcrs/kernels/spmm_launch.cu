@@ -1,10 +1,9 @@
-// spmm(): the one entry the plan calls. Puts B into the form the kernel reads (in place when it is
-// row-major with 16-byte aligned rows, else copied into the workspace) and routes the variant to
-// its kernel.
+// spmm(): the one entry the plan calls. Puts B into the form the kernel reads as the plan decided
+// for this call (in place, or copied into the workspace) and routes the variant to its kernel.
+// It decides nothing: it may only refuse what the kernel cannot take.
 #include "families/srbcrs/kernels/config.hpp"
 #include "families/srbcrs/kernels/srbcrs.hpp"
 #include "families/srbcrs/kernels/variants.hpp"
-#include "families/srbcrs/plan/choice.hpp"
 
 namespace spx::kernels::srbcrs {
 namespace {
@@ -47,14 +46,15 @@ cudaError_t spmm(const Variant& v, const SpmmArgs& a, cudaStream_t stream) {
   p.split = a.split;
   p.tile_major = a.tile_major;
   if (a.k > 0) {
-    if (plan::srbcrs_b_direct(a.B.order == SPX_ORDER_ROW, reinterpret_cast<uintptr_t>(a.B.ptr),
-                              a.B.ld, v.b_bits)) {
+    if (a.b_pitch <= 0 || a.b_pitch % 16 != 0) return cudaErrorInvalidValue;
+    p.b_pitch = a.b_pitch;
+    if (a.b_in_place) {
+      if (a.B.order != SPX_ORDER_ROW || reinterpret_cast<uintptr_t>(a.B.ptr) % 16 != 0)
+        return cudaErrorInvalidValue;
       p.b = static_cast<const uint8_t*>(a.B.ptr);
-      p.b_pitch = v.b_bits == 4 ? a.B.ld / 2 : a.B.ld * (v.b_bits / 8);
     } else {
       if (a.workspace == nullptr) return cudaErrorInvalidValue;
       p.b = static_cast<const uint8_t*>(a.workspace);
-      p.b_pitch = plan::srbcrs_b_pitch(a.n, v.b_bits);
       const cudaError_t err = detail::copy_b(a.B, a.k, a.n, v.b_bits,
                                              static_cast<uint8_t*>(a.workspace), p.b_pitch, stream);
       if (err != cudaSuccess) return err;

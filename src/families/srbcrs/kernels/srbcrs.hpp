@@ -33,10 +33,16 @@ struct SpmmArgs {
   void* workspace = nullptr;  ///< srbcrs_workspace_bytes: B copied row-major and aligned
   int split = 1;              ///< warps per output tile: 1, 2 or 4 (planning SrbcrsSchedule)
   bool tile_major = false;    ///< tile order (planning SrbcrsSchedule)
+  /// Where B is read this call (planning srbcrs::b_source, decided per call): in place (B
+  /// row-major, base and b_pitch 16-byte aligned), or copied row-major into the workspace.
+  bool b_in_place = false;
+  int64_t b_pitch = 0;  ///< bytes between the B rows the kernel reads (B's own, or the copy's)
 };
 
-/// Queues the product on `stream`: when B cannot be read in place (column-major, or rows not
-/// 16-byte aligned) it is first copied row-major into the workspace.
+/// Queues the product on `stream` as decided: B read in place, or first copied row-major into
+/// the workspace with the given pitch. Refuses (cudaErrorInvalidValue) what it cannot run: a
+/// split other than 1, 2, 4, an in-place B that is not row-major with 16-byte aligned base and
+/// pitch, a copy without workspace, a pitch that is not a positive multiple of 16.
 cudaError_t spmm(const Variant& v, const SpmmArgs& args, cudaStream_t stream);
 
 /// Loads the SpMM kernel of a variant and the B copy kernel (CUDA lazy loading would otherwise

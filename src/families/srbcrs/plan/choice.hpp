@@ -1,8 +1,14 @@
-// Host side of the SR-BCRS family's kernel choice (plain C++, no CUDA): which inputs the
-// tensor-core kernels take, which kernel variant runs them, the stride of the plan's layout and the
-// workspace a call needs. Kept apart from the dispatch glue so the CPU tests can check every rule.
+// Host side of the SR-BCRS family's SpMM decisions (plain C++, no CUDA), each made in one place:
+//   * read_overrides: the SPX_SRBCRS_* switches, parsed once per analyze;
+//   * choose: at analyze, from the inputs and the overrides, the kernel variant, the stride of the
+//     plan's layout, the schedule candidates and the one that runs, the workspace, and the plan
+//     info text (Decision::kernel / describe);
+//   * b_source: per call (B's address and ld may change between calls), whether B is read in
+//     place or copied, and its row pitch.
+// family.cpp calls them; the launchers take their results and decide nothing. Kept apart from the
+// dispatch glue so the CPU tests can check every rule. The SDDMM's are in plan/sddmm.hpp.
 //
-// The kernels (src/kernels/srbcrs, README there) compute every tile transposed, C^T = B^T A^T,
+// The kernels (kernels/, README.md of the family) compute every tile transposed, C^T = B^T A^T,
 // with `mma.sync.m16n8k32` on int8: the dense columns of B on the m = 16 side, the V <= 8 rows of
 // a sparse vector on the n = 8 side. 4-bit operands are unpacked to int8 in registers (Hopper has
 // no int4 tensor-core rate: m16n8k64 s4 runs at 68 TOP/s on an H200 against 1,265 for m16n8k32 s8),
@@ -18,24 +24,16 @@
 #include <string>
 #include <vector>
 
+#include "families/candidates.hpp"
+#include "families/srbcrs/plan/layout.hpp"
+#include "families/switches.hpp"
 #include "spx/spx_types.h"
 
 namespace spx::plan {
 
 /// Which L4-R4 path: the rule's (native int4 on compute capability 8.x), or one forced
-/// (SPX_SRBCRS_FORCE_INT4=native|unpacked, read by analyze; for tests and experiments).
+/// (SPX_SRBCRS_FORCE_INT4=native|unpacked).
 enum class SrbcrsInt4Path { Rule, Native, Unpacked };
-
-/// What the choice looks at (all from the descriptors and the device).
-struct SrbcrsProblem {
-  spxFormat_t format = SPX_FORMAT_BCRS;
-  int64_t vec_len = 1;  ///< BCRS V (CSR: 1)
-  spxDataType_t a_type = SPX_R_8I, b_type = SPX_R_8I, c_type = SPX_R_32I;
-  spxDataType_t compute_type = SPX_R_32I;
-  int cc_major = 9;
-  int64_t rows = 0, cols = 0, n = 0;  ///< A is rows x cols, B cols x n
-  SrbcrsInt4Path int4_path = SrbcrsInt4Path::Rule;
-};
 
 /// The kernel variant the family runs.
 struct SrbcrsChoice {
@@ -58,13 +56,6 @@ struct SrbcrsChoice {
 /// capability 8.x (twice the int8 rate); unpacked to int8 elsewhere (sm_90 runs m16n8k64 at 68
 /// TOP/s, 18x slower than int8 m16n8k32).
 bool srbcrs_native_int4_pays(int cc_major);
-
-/// Empty when the SR-BCRS kernels take the problem, else one sentence why not (the family's
-/// refusal: SPX_SPMM_ALG_DEFAULT then falls back, a forced SRBCRS is NOT_SUPPORTED).
-std::string srbcrs_refusal(const SrbcrsProblem& p);
-
-/// The variant for a problem srbcrs_refusal accepted.
-SrbcrsChoice srbcrs_choose(const SrbcrsProblem& p);
 
 /// How the grid is laid out over the output tiles (one vector-row x 64 columns each).
 struct SrbcrsSchedule {
@@ -102,4 +93,80 @@ int64_t srbcrs_workspace_bytes(int64_t k, int64_t n, int b_bits);
 /// True when a row-major B can be read in place: 16-byte aligned base and row pitch.
 bool srbcrs_b_direct(bool b_row_major, uintptr_t b_address, int64_t ld, int b_bits);
 
+namespace srbcrs {
+
+/// Every SPX_SRBCRS_* switch the family honours (SpMM and SDDMM), parsed once per analyze by
+/// read_overrides; the defaults leave every decision to the rules.
+struct Overrides {
+  int split = 0;                               ///< 1, 2 or 4: forced warps per tile; 0: rule
+  int tile_major = -1;                         ///< 0 row / 1 tile: forced order; -1: rule
+  SrbcrsInt4Path int4 = SrbcrsInt4Path::Rule;  ///< forced L4-R4 path
+};
+
+/// Parses the family's switches from the analyze snapshot (a value that does not parse is ignored
+/// with an info line, as if unset):
+///   SPX_SRBCRS_FORCE_SPLIT=1|2|4        SpMM: warps per output tile of the schedule that runs.
+///   SPX_SRBCRS_FORCE_ORDER=row|tile     SpMM: tile order of the schedule that runs.
+///   SPX_SRBCRS_FORCE_INT4=native|unpacked  SpMM L4-R4: m16n8k64 / int4 unpacked to int8.
+Overrides read_overrides(const dispatch::Switches& switches);
+
+/// What the SpMM decision looks at: the descriptors, the device and A's structure.
+struct Inputs {
+  spxFormat_t format = SPX_FORMAT_BCRS;
+  int64_t vec_len = 1;  ///< BCRS V (CSR: 1)
+  spxDataType_t a_type = SPX_R_8I, b_type = SPX_R_8I, c_type = SPX_R_32I;
+  spxDataType_t compute_type = SPX_R_32I;
+  spxOrder_t b_order = SPX_ORDER_ROW, c_order = SPX_ORDER_ROW;
+  int64_t rows = 0, cols = 0, n = 0;  ///< A is rows x cols, B cols x n
+  /// A's values arrive in the SR-BCRS values layout (SPX_VALUES_LAYOUT_SRBCRS: stride 32).
+  bool a_values_srbcrs = false;
+  int cc_major = 9;    ///< compute capability major
+  int sm_count = 132;  ///< SMs of the device (the schedule rule's grid target)
+  /// A's structure (srbcrs_structure_stats); refusal does not look at it.
+  SrbcrsStructureStats structure;
+};
+
+/// Empty when the SR-BCRS kernels take the problem, else one sentence why not (the family's
+/// refusal: SPX_SPMM_ALG_DEFAULT then falls back, a forced SRBCRS is NOT_SUPPORTED).
+std::string refusal(const Inputs& in);
+
+/// The SpMM plan's decision: what runs, what spxSpMM_search may time instead, and what plan info
+/// says about it.
+struct Decision {
+  SrbcrsChoice variant;  ///< the kernel, its layout stride and warp columns
+  /// Schedules: the rule's first, then the other five; selected: the rule's, or the forced one.
+  dispatch::CandidateSet<SrbcrsSchedule> schedules{"SR-BCRS"};
+  int64_t slots = 0;            ///< slots of A's layout at variant.stride
+  int64_t workspace_bytes = 0;  ///< srbcrs_workspace_bytes: the copy of B a call may need
+  /// What the description names besides the variant and the schedule (copied from the inputs).
+  int64_t vec_len = 1;
+  spxOrder_t b_order = SPX_ORDER_ROW, c_order = SPX_ORDER_ROW;
+  spxDataType_t c_type = SPX_R_32I;
+  bool a_values_srbcrs = false;
+
+  const SrbcrsSchedule& schedule() const { return schedules.chosen(); }
+  /// spxPlanInfo_t::kernel: "srbcrs_spmm_l8r8", ...
+  std::string kernel() const;
+  /// spxPlanInfo_t::config of candidate `c` (the selected one without argument), e.g. "l8r8
+  /// m16n8k32 transposed (V=8 on n8); stride 32, warp 64 cols, 4 stages; B row (in place if 16 B
+  /// aligned); C 32I row; split 1, row order".
+  std::string describe(int c) const;
+  std::string describe() const { return describe(schedules.selected()); }
+};
+
+/// The decision for inputs `refusal` accepted (INTERNAL_ERROR otherwise; NOT_SUPPORTED when A's
+/// values are in the SR-BCRS layout, stride 32, and the native int4 path, stride 64, is forced or
+/// chosen).
+Decision choose(const Inputs& in, const Overrides& o);
+
+/// Where the kernel reads B in one call: in place (row-major, base and row pitch 16-byte aligned)
+/// or from a row-major copy in the workspace; pitch = bytes between the rows it reads.
+struct BSource {
+  bool in_place = false;
+  int64_t pitch = 0;
+};
+/// The per-call decision for B (d's B bits; B's order, address and leading dimension; n columns).
+BSource b_source(const Decision& d, spxOrder_t b_order, uintptr_t address, int64_t ld, int64_t n);
+
+}  // namespace srbcrs
 }  // namespace spx::plan

@@ -44,6 +44,20 @@ void store_bits(uint8_t* data, int bits, int64_t e, uint32_t v) {
   }
 }
 
+/// The shape and block_row_ptr checks of a user structure (INVALID_VALUE); returns R = rows / V.
+int64_t validate_rows(const BcrsView& a) {
+  SPX_CHECK_ARG(a.vec_len == 1 || a.vec_len == 2 || a.vec_len == 4 || a.vec_len == 8,
+                "SR-BCRS vector length V = %lld is not 1, 2, 4 or 8", ll(a.vec_len));
+  SPX_CHECK_ARG(a.rows >= 0 && a.cols >= 0, "matrix shape %lld x %lld is negative", ll(a.rows),
+                ll(a.cols));
+  SPX_CHECK_ARG(a.rows % a.vec_len == 0, "rows = %lld is not a multiple of V = %lld", ll(a.rows),
+                ll(a.vec_len));
+  SPX_CHECK_ARG(a.block_row_ptr != nullptr, "block_row_ptr is null");
+  const int64_t vrows = a.rows / a.vec_len;
+  check_row_ptr("block_row_ptr", vrows, a.block_row_ptr, a.num_vectors);
+  return vrows;
+}
+
 }  // namespace
 
 int64_t srbcrs_stride_for(spxDataType_t /*type*/, int /*sm*/) {
@@ -63,17 +77,21 @@ int64_t SrbcrsLayout::metadata_bytes() const {
   return static_cast<int64_t>((row_ptr.size() + col.size()) * sizeof(int32_t));
 }
 
+SrbcrsStructureStats srbcrs_structure_stats(const BcrsView& a) {
+  SrbcrsStructureStats st;
+  st.vector_rows = validate_rows(a);
+  st.num_vectors = a.block_row_ptr[st.vector_rows];
+  for (int64_t i = 0; i < st.vector_rows; ++i) {
+    const int64_t count = int64_t{a.block_row_ptr[i + 1]} - a.block_row_ptr[i];
+    st.slots32 += (count + 31) / 32 * 32;
+    st.slots64 += (count + 63) / 64 * 64;
+  }
+  return st;
+}
+
 SrbcrsLayout srbcrs_build_structure(const BcrsView& a, const SrbcrsConfig& cfg) {
   validate_srbcrs_config(cfg);
-  SPX_CHECK_ARG(a.vec_len == 1 || a.vec_len == 2 || a.vec_len == 4 || a.vec_len == 8,
-                "SR-BCRS vector length V = %lld is not 1, 2, 4 or 8", ll(a.vec_len));
-  SPX_CHECK_ARG(a.rows >= 0 && a.cols >= 0, "matrix shape %lld x %lld is negative", ll(a.rows),
-                ll(a.cols));
-  SPX_CHECK_ARG(a.rows % a.vec_len == 0, "rows = %lld is not a multiple of V = %lld", ll(a.rows),
-                ll(a.vec_len));
-  SPX_CHECK_ARG(a.block_row_ptr != nullptr, "block_row_ptr is null");
-  const int64_t vrows = a.rows / a.vec_len;
-  check_row_ptr("block_row_ptr", vrows, a.block_row_ptr, a.num_vectors);
+  const int64_t vrows = validate_rows(a);
   const int64_t nv = a.block_row_ptr[vrows];
   SPX_CHECK_ARG(nv == 0 || a.block_col != nullptr, "block_col is null with %lld vectors", ll(nv));
   if (nv > 0) check_index_range("block_col", nv, a.block_col, 0, a.cols);

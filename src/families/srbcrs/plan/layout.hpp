@@ -131,6 +131,23 @@ inline int64_t srbcrs_slot_at(const SrbcrsLayout& l, int64_t pos) {
   return l.shuffled ? (pos & ~int64_t{7}) + kSrbcrsShuffle[pos & 7] : pos;
 }
 
+/// What the kernel choice needs of a structure before the layout is built (its stride depends on
+/// the choice): vector-rows, vectors, and the layout's slot count at either stride it may take.
+struct SrbcrsStructureStats {
+  int64_t vector_rows = 0;  ///< R = rows / V
+  int64_t num_vectors = 0;  ///< real vectors
+  int64_t slots32 = 0;      ///< slots of the layout at stride 32
+  int64_t slots64 = 0;      ///< slots at stride 64 (kSrbcrsNativeInt4Stride)
+  /// The slot count at `stride` (32 or 64; 0 otherwise).
+  int64_t slots(int64_t stride) const {
+    return stride == 32 ? slots32 : stride == kSrbcrsNativeInt4Stride ? slots64 : 0;
+  }
+};
+
+/// Validates V, the shape and block_row_ptr as srbcrs_build_structure does (INVALID_VALUE; the
+/// columns are checked by the build) and counts the statistics.
+SrbcrsStructureStats srbcrs_structure_stats(const BcrsView& a);
+
 /// Validates the structure and config (INVALID_VALUE; NOT_SUPPORTED when the slot count exceeds
 /// int32) and builds row_ptr, col, vec_map and the statistics. values is zero-filled (all padding).
 SrbcrsLayout srbcrs_build_structure(const BcrsView& a, const SrbcrsConfig& cfg);

@@ -1,7 +1,9 @@
 // Host side of the SR-BCRS family's SDDMM (plain C++, no CUDA): which inputs the tensor-core SDDMM
-// kernels take, the variant that runs them, the work list, where each output value goes (in C's
-// own BCRS / CSR order or in the SR-BCRS stride-major order), and the workspace a call needs.
-// Kept apart from the dispatch glue so that the CPU tests can check every rule.
+// kernels take, the decision made at analyze (srbcrs::choose: the variant, the output order, the
+// workspace and the plan info text), the work list, where each output value goes (in C's own BCRS
+// / CSR order or in the SR-BCRS stride-major order), and the per-call decision of where the
+// kernel reads A and B (srbcrs::sddmm_operand). Kept apart from the dispatch glue so that the CPU
+// tests can check every rule.
 //
 //   C = alpha * (A * B) .* spy(C) + beta * C,   A m x k, B k x n dense, C m x n in BCRS(V) / CSR.
 //
@@ -18,37 +20,11 @@
 #include <string>
 #include <vector>
 
+#include "families/srbcrs/plan/choice.hpp"
 #include "families/srbcrs/plan/layout.hpp"
 #include "spx/spx_types.h"
 
 namespace spx::plan {
-
-/// What the SDDMM choice looks at (all from the descriptors and the device).
-struct SrbcrsSddmmProblem {
-  spxFormat_t format = SPX_FORMAT_BCRS;  ///< C's format
-  int64_t vec_len = 1;                   ///< C's V (CSR: 1)
-  spxDataType_t a_type = SPX_R_8I, b_type = SPX_R_8I, c_type = SPX_R_32I;
-  spxDataType_t compute_type = SPX_R_32I;
-  int cc_major = 9;
-  int64_t m = 0, k = 0, n = 0;
-  int64_t num_vectors = 0;  ///< C's stored vectors (CSR: entries)
-};
-
-/// The kernel variant: bits (8, 4, or 16 for the emulated L16-R16) and signedness of A and B.
-struct SrbcrsSddmmChoice {
-  int a_bits = 8, b_bits = 8;
-  bool a_signed = true, b_signed = true;
-  bool emulated() const { return a_bits == 16; }  ///< L16-R16: four int8 mma per step
-  std::string precision() const;                  ///< "l8r8", "l4r8", ..., "l16r16"
-  std::string kernel_name() const;                ///< "srbcrs_sddmm_l8r8", ...
-};
-
-/// Empty when the SR-BCRS SDDMM kernels take the problem, else one sentence why not (DEFAULT then
-/// uses the fallback, a forced SRBCRS is NOT_SUPPORTED).
-std::string srbcrs_sddmm_refusal(const SrbcrsSddmmProblem& p);
-
-/// The variant for a problem srbcrs_sddmm_refusal accepted.
-SrbcrsSddmmChoice srbcrs_sddmm_choose(const SrbcrsSddmmProblem& p);
 
 /// Where SDDMM writes C's values (and, for SpMM, where A's values are read from).
 enum class ValuesLayout {
@@ -63,6 +39,73 @@ enum class ValuesLayout {
 
 /// Slots per stride of the SR-BCRS values layout SDDMM writes and the work unit of one warp.
 inline constexpr int64_t kSddmmStride = 32;
+
+/// The workspace of a call: room for k-contiguous copies of A (m rows) and B (n columns), each
+/// 256-byte aligned; spxPlanGetWorkspaceSize always reserves both (alignment is known at execute).
+struct SrbcrsSddmmWorkspace {
+  int64_t a_offset = 0, b_offset = 0, bytes = 0;
+};
+
+/// The kernel variant: bits (8, 4, or 16 for the emulated L16-R16) and signedness of A and B.
+struct SrbcrsSddmmChoice {
+  int a_bits = 8, b_bits = 8;
+  bool a_signed = true, b_signed = true;
+  bool emulated() const { return a_bits == 16; }  ///< L16-R16: four int8 mma per step
+  std::string precision() const;                  ///< "l8r8", "l4r8", ..., "l16r16"
+  std::string kernel_name() const;                ///< "srbcrs_sddmm_l8r8", ...
+};
+
+namespace srbcrs {
+
+/// What the SDDMM decision looks at (all from the descriptors, the options and the device).
+struct SddmmInputs {
+  spxFormat_t format = SPX_FORMAT_BCRS;  ///< C's format
+  int64_t vec_len = 1;                   ///< C's V (CSR: 1)
+  spxDataType_t a_type = SPX_R_8I, b_type = SPX_R_8I, c_type = SPX_R_32I;
+  spxDataType_t compute_type = SPX_R_32I;
+  spxOrder_t a_order = SPX_ORDER_ROW, b_order = SPX_ORDER_COL;
+  ValuesLayout output = ValuesLayout::Format;  ///< SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT
+  int cc_major = 9;
+  int64_t m = 0, k = 0, n = 0;
+  int64_t num_vectors = 0;  ///< C's stored vectors (CSR: entries)
+};
+
+/// Empty when the SR-BCRS SDDMM kernels take the problem, else one sentence why not (DEFAULT then
+/// uses the fallback, a forced SRBCRS is NOT_SUPPORTED).
+std::string refusal(const SddmmInputs& in);
+
+/// The SDDMM plan's decision (one configuration: spxSpMM_search has nothing to time).
+struct SddmmDecision {
+  SrbcrsSddmmChoice variant;
+  ValuesLayout output = ValuesLayout::Format;  ///< where C's values are written
+  SrbcrsSddmmWorkspace workspace;              ///< copies of A and B a call may need
+  /// What the description names besides the variant (copied from the inputs).
+  int64_t vec_len = 1;
+  spxOrder_t a_order = SPX_ORDER_ROW, b_order = SPX_ORDER_COL;
+  spxDataType_t c_type = SPX_R_32I;
+  /// spxPlanInfo_t::kernel: "srbcrs_sddmm_l8r8", ...
+  std::string kernel() const;
+  /// spxPlanInfo_t::config, e.g. "l8r8 m16n8k32 transposed (B cols on m16, V=4 rows of A on n8);
+  /// 32 slots per warp, k step 64; A row, B col; C 32I in its own order".
+  std::string describe() const;
+};
+
+/// The decision for inputs `refusal` accepted (INTERNAL_ERROR otherwise). No SPX_SRBCRS_* switch
+/// steers the SDDMM today; it takes the family's overrides so that one struct serves both plans.
+SddmmDecision choose(const SddmmInputs& in, const Overrides& o);
+
+/// Where the kernel reads one operand in one call: in place (k-contiguous, base and pitch 16-byte
+/// aligned) or from a k-contiguous copy in the workspace; pitch = bytes between its rows (A) or
+/// columns (B).
+struct OperandSource {
+  bool in_place = false;
+  int64_t pitch = 0;
+};
+/// The per-call decision for an operand of k values per row / column of `bits`: k_contiguous = A
+/// row-major / B column-major; its address and leading dimension as passed to this call.
+OperandSource sddmm_operand(bool k_contiguous, uintptr_t address, int64_t ld, int64_t k, int bits);
+
+}  // namespace srbcrs
 
 /// The first slot of every vector-row in the SR-BCRS layout: out[i] for i < R, out[R] = total
 /// slots (a multiple of 32). block_row_ptr has R + 1 entries, starts at 0 and does not decrease
@@ -98,11 +141,7 @@ int64_t srbcrs_sddmm_pitch(int64_t k, int bits);
 /// column-major), and its base address and its pitch (ld elements of `bits`) are 16-byte aligned.
 bool srbcrs_sddmm_direct(bool k_contiguous, uintptr_t address, int64_t ld, int bits);
 
-/// The workspace of a call: room for k-contiguous copies of A (m rows) and B (n columns), each
-/// 256-byte aligned; spxPlanGetWorkspaceSize always reserves both (alignment is known at execute).
-struct SrbcrsSddmmWorkspace {
-  int64_t a_offset = 0, b_offset = 0, bytes = 0;
-};
+/// The workspace of a call (see SrbcrsSddmmWorkspace).
 SrbcrsSddmmWorkspace srbcrs_sddmm_workspace(int64_t m, int64_t k, int64_t n, int a_bits,
                                             int b_bits);
 
