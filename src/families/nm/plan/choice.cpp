@@ -19,6 +19,8 @@ using ll = long long;
 /// on a random 3:8 17920 x 6656 weight (5600 pairs) the mean union size of 1024 pairs is within
 /// 0.1 % of the whole matrix's, and reading them takes 1 ms of analyze instead of 8.
 constexpr int64_t kUnionStatsPairs = 1024;
+/// Stage buffers in flight (a third measured slower on H100 and H200 on both kernels).
+constexpr int kDepth = 2;
 
 int64_t ceil_div(int64_t a, int64_t b) {
   return (a + b - 1) / b;
@@ -30,24 +32,23 @@ int64_t ceil_div(int64_t a, int64_t b) {
 /// tensor-copy kernel at 4096^3 on H100 too). `bulk`: sized for the tensor-copy kernel's dense B
 /// rows (non-packing). fits[i]: tile i's cp.async kernel runs with that depth (the fallback of
 /// every candidate).
-int64_t stage_windows(const Inputs& in, bool packing, bool fits[knm::kTileCount], int depth,
-                      bool bulk) {
+int64_t stage_windows(const Inputs& in, bool packing, bool fits[knm::kTileCount], bool bulk) {
   const int64_t n = in.dims.n, m = in.dims.m, l = in.dims.l;
   const int64_t optin = in.smem_optin;
   int64_t windows = 0;
   for (int i = knm::kTileCount - 1; i >= 0 && windows == 0; --i) {
     const TileShape& t = knm::kTiles[i];
     const int64_t half =
-        knm::windows_per_stage(t, n, m, l, packing, knm::two_blocks_budget(optin), depth, bulk);
+        knm::windows_per_stage(t, n, m, l, packing, knm::two_blocks_budget(optin), kDepth, bulk);
     windows =
-        n * half >= 8 ? half : knm::windows_per_stage(t, n, m, l, packing, optin, depth, bulk);
+        n * half >= 8 ? half : knm::windows_per_stage(t, n, m, l, packing, optin, kDepth, bulk);
   }
   for (int i = 0; i < knm::kTileCount; ++i) {
     const TileShape& t = knm::kTiles[i];
     const int64_t w_s = n * windows, k_s = m * windows;
     const int64_t rows_s = packing ? knm::pack_capacity(l, w_s, k_s) : k_s;
     fits[i] = windows > 0 && knm::kernel_smem_bytes(t, w_s, rows_s, knm::groups_per_block(t, l),
-                                                    packing ? rows_s : 0, depth) <= optin;
+                                                    packing ? rows_s : 0, kDepth) <= optin;
   }
   return windows;
 }
@@ -247,8 +248,6 @@ Overrides read_overrides(const dispatch::Switches& switches) {
   const int64_t slots = switches.integer("SPX_NM_STREAM_K_SLOTS", 0);
   o.stream_k_slots = slots >= 2 ? slots : 0;
   o.producer_last = switches.flag("SPX_NM_PRODUCER") != 0;
-  o.depth = switches.integer("SPX_NM_DEPTH", 2) == 3 ? 3 : 2;
-  o.bulk = switches.flag("SPX_NM_BULK") != 0;
   return o;
 }
 
@@ -284,8 +283,7 @@ TileChoice choose_tile(int64_t m, int64_t n, int64_t stages, int sm_count,
 
 bool any_stage_fits(const Inputs& in) {
   bool fits[knm::kTileCount];
-  return stage_windows(in, false, fits, 2, false) > 0 ||
-         stage_windows(in, true, fits, 2, false) > 0;
+  return stage_windows(in, false, fits, false) > 0 || stage_windows(in, true, fits, false) > 0;
 }
 
 Decision choose(const Inputs& in, const Overrides& ov) {
@@ -295,6 +293,7 @@ Decision choose(const Inputs& in, const Overrides& ov) {
   d.n_cols = in.n_cols;
   d.b_col_major = in.b_col_major;
   d.c_col_major = in.c_col_major;
+  d.depth = kDepth;
 
   // 1. B: a column-major B is read as a row-major copy in the workspace (SPX_NM_STAGE_B=0: the
   // direct column-major loader).
@@ -303,22 +302,13 @@ Decision choose(const Inputs& in, const Overrides& ov) {
   // encoder runs non-packed stages on the tensor-copy kernel where B's rows allow it (the
   // row-major copy, or a row-major B with ld % 4 == 0 at a 16-byte aligned address); its
   // stages are sized for it (dense B rows in shared memory).
-  // (SPX_NM_BULK=0: the cp.async kernel.)
-  const bool bulk = ov.bulk && in.code_arch >= 90 && in.tensor_maps &&
+  const bool bulk = in.code_arch >= 90 && in.tensor_maps &&
                     (stage_b || (!in.b_col_major && in.b_ld % 4 == 0 && in.b_aligned));
 
   // 3. Stage size for both loads, 4. then the packing decision from the model (or the override).
   bool fits_plain[knm::kTileCount], fits_packed[knm::kTileCount];
-  // Two stage buffers in flight, three (SPX_NM_DEPTH=3) where a 3-deep stage fits.
-  int depth = ov.depth == 3 ? 3 : 2;
-  int64_t w_plain = stage_windows(in, false, fits_plain, depth, bulk);
-  int64_t w_packed = stage_windows(in, true, fits_packed, depth, false);
-  if (depth == 3 && w_plain == 0 && w_packed == 0) {
-    depth = 2;
-    w_plain = stage_windows(in, false, fits_plain, depth, bulk);
-    w_packed = stage_windows(in, true, fits_packed, depth, false);
-  }
-  d.depth = depth;
+  const int64_t w_plain = stage_windows(in, false, fits_plain, bulk);
+  const int64_t w_packed = stage_windows(in, true, fits_packed, false);
   NmUnionStats stats;
   NmStaging packed_staging;
   if (w_packed > 0) {

@@ -33,8 +33,6 @@ struct Overrides {
   int stream_k = -1;           ///< SPX_NM_STREAM_K=0|1: stream-K off / wherever it applies
   int64_t stream_k_slots = 0;  ///< SPX_NM_STREAM_K_SLOTS=n >= 2: plan stream-K for n block slots
   bool producer_last = true;   ///< SPX_NM_PRODUCER=0: warp 0 is the tensor-copy producer
-  int depth = 2;               ///< SPX_NM_DEPTH=3: three stage buffers where they fit
-  bool bulk = true;            ///< SPX_NM_BULK=0: no tensor-copy kernel on sm_90
 };
 Overrides read_overrides(const dispatch::Switches& switches);
 
