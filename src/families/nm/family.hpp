@@ -3,10 +3,8 @@
 // and C in either order, compute 32F; refuses everything else with one sentence so that
 // SPX_SPMM_ALG_DEFAULT falls back to the generic kernel.
 //
-// Test and tuning overrides, read by analyze (environment):
-//   SPX_NM_FORCE_PACKING=0|1        non-packing / packing loads instead of the model's choice
-//   SPX_NM_FORCE_TILE=small|medium|large|huge|wide   the tile (ignored when it does not fit)
-//   SPX_NM_FORCE_SPLIT=S            split-K into S parts (clamped to the number of stages)
+// Every choice is plan/choice.cpp's (choose); the SPX_NM_* switches it honours are parsed there
+// once (read_overrides) and listed in src/families/nm/README.md.
 #pragma once
 
 #include "families/family.hpp"

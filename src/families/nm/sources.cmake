@@ -2,6 +2,7 @@
 # src/. The two tile files hold the explicit instantiations (two per file: parallel builds).
 set(SPX_NM_SOURCES
   families/nm/plan/layout.cpp
+  families/nm/plan/choice.cpp
   families/nm/family.cpp
   families/nm/kernels/spmm_tiles_small.cu
   families/nm/kernels/spmm_tiles_large.cu

@@ -1,8 +1,9 @@
 // Host planning of the NM family (spx::plan nm_layout, families/nm/kernels/config.hpp): index validation,
 // stage geometry, the stage-relative rows (ridx) and col_info of packed loads on hand-checked
 // cases and on random patterns (every slot must map back to its column of A), metadata overhead
-// within 10 % of the values, the packing decision of the Eq. 3 model, the tile choice, and the
-// stream-K schedule the tensor-copy kernel runs (families/nm/kernels/stream_k.hpp).
+// within 10 % of the values, the packing decision of the Eq. 3 model, and the stream-K schedule
+// the tensor-copy kernel runs (families/nm/kernels/stream_k.hpp). The tile choice:
+// test_nm_choice.cpp.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -362,33 +363,6 @@ TEST_CASE("NM tensor-copy stages: dense rows, 128-byte regions, depth", "[nm][co
       // holds with its padded rows, so the cp.async kernel stays a valid fallback.
       CHECK(knm::kernel_smem_bytes(huge, p[0] * w, p[1] * w, 4, 0, depth) <= optin);
     }
-}
-
-TEST_CASE("NM tile choice by shape", "[nm][config]") {
-  const bool all[knm::kTileCount] = {true, true, true, true, true};
-  knm::Choice c = knm::choose_tile(4096, 4096, 128, 132, all);
-  CHECK(knm::tile_shape(c.tile).bm == 128);
-  CHECK(knm::tile_shape(c.tile).bn == 128);
-  CHECK(c.split == 1);
-  // A small output with a long reduction: split-K.
-  c = knm::choose_tile(64, 64, 64, 132, all);
-  CHECK(c.split > 1);
-  CHECK(c.split <= 16);
-  // Few stages: no split.
-  c = knm::choose_tile(64, 64, 2, 132, all);
-  CHECK(c.split == 1);
-  // Only the small tile fits.
-  const bool small_only[knm::kTileCount] = {true, false, false, false, false};
-  CHECK(knm::choose_tile(4096, 4096, 128, 132, small_only).tile == knm::TileId::Small);
-  // 128 x 128 tiles: Huge on the cp.async kernel, Wide (8 x 16 threads) on sm_90's tensor-copy
-  // kernel; Huge again where Wide does not fit.
-  CHECK(knm::choose_tile(4096, 4096, 128, 132, all, false).tile == knm::TileId::Huge);
-  CHECK(knm::choose_tile(4096, 4096, 128, 132, all, true).tile == knm::TileId::Wide);
-  const bool no_wide[knm::kTileCount] = {true, true, true, true, false};
-  CHECK(knm::choose_tile(4096, 4096, 128, 132, no_wide, true).tile == knm::TileId::Huge);
-  // Small outputs keep the small tiles' utilization on either kernel.
-  CHECK(knm::choose_tile(256, 256, 128, 132, all, true).tile ==
-        knm::choose_tile(256, 256, 128, 132, all, false).tile);
 }
 
 TEST_CASE("NM stream-K: when the last wave is shared out", "[nm][stream-k]") {

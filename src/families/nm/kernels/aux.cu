@@ -1,6 +1,7 @@
-// The NM family's launch dispatcher and its small kernels: the split-K reduction (alpha and beta
-// applied once, partial products summed in split order: deterministic) and the value re-layout
-// (the user's values[rows][kc] -> the plan's a_t[kc][rows_pad], a tiled transpose).
+// The NM family's launch dispatcher (a decided configuration -> the kernels' SpmmArgs) and its
+// small kernels: the split-K reduction (alpha and beta applied once, partial products summed in
+// split order: deterministic), the value re-layout (the user's values[rows][kc] -> the plan's
+// a_t[kc][rows_pad], a tiled transpose) and the row-major copy of a column-major B.
 #include "device/elements.cuh"
 #include "families/nm/kernels/launch.hpp"
 #include "families/nm/kernels/tiles.hpp"
@@ -116,40 +117,126 @@ cudaError_t stage_b_row_major(const StageBArgs& a, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
-int64_t spmm_smem_bytes(TileId tile, const SpmmArgs& a) {
+namespace {
+
+/// Dynamic shared memory of a cp.async launch (its `depth` stage buffers).
+int64_t cp_async_smem_bytes(TileId tile, const SpmmArgs& a) {
   const TileShape& t = tile_shape(tile);
   return kernel_smem_bytes(t, a.w_s, a.rows_s, groups_per_block(t, a.l),
                            a.packing ? a.pack_capacity : 0, a.depth);
 }
 
-int64_t spmm_workspace_bytes(const SpmmArgs& a) {
-  return a.split > 1 ? static_cast<int64_t>(a.split) * a.m * a.n * 4 : 0;
+cudaError_t launch_cp_async(TileId tile, const SpmmArgs& a, cudaStream_t stream) {
+  const int64_t smem = cp_async_smem_bytes(tile, a);
+  switch (tile) {
+    case TileId::Small: return detail::launch_tile<SmallTile>(a, smem, stream);
+    case TileId::Medium: return detail::launch_tile<MediumTile>(a, smem, stream);
+    case TileId::Large: return detail::launch_tile<LargeTile>(a, smem, stream);
+    case TileId::Huge: return detail::launch_tile<HugeTile>(a, smem, stream);
+    case TileId::Wide: return detail::launch_tile<WideTile>(a, smem, stream);
+  }
+  return cudaErrorInvalidValue;
 }
 
-cudaError_t spmm(TileId tile, const SpmmArgs& a, cudaStream_t stream) {
-  if (a.m == 0 || a.n == 0) return cudaSuccess;
-  const int64_t smem = spmm_smem_bytes(tile, a);
-  cudaError_t err = cudaSuccess;
-  if (a.bulk) {
-    err = spmm_bulk(tile, a, stream);
-  } else {
-    switch (tile) {
-    case TileId::Small:
-      err = detail::launch_tile<SmallTile>(a, smem, stream);
-      break;
-    case TileId::Medium:
-      err = detail::launch_tile<MediumTile>(a, smem, stream);
-      break;
-    case TileId::Large:
-      err = detail::launch_tile<LargeTile>(a, smem, stream);
-      break;
-    case TileId::Huge:
-      err = detail::launch_tile<HugeTile>(a, smem, stream);
-      break;
-    case TileId::Wide:
-      err = detail::launch_tile<WideTile>(a, smem, stream);
-      break;
+/// The kernels' argument struct from the plan's common part and the call's operands (the
+/// mainloop's own fields are set by the caller).
+SpmmArgs device_args(const SpmmCommon& c, const SpmmOperands& ops) {
+  SpmmArgs a;
+  a.m = c.m;
+  a.n = c.n;
+  a.k = c.k;
+  a.l = c.l;
+  a.w_s = c.w_s;
+  a.k_s = c.k_s;
+  a.rows_s = c.rows_s;
+  a.stages = c.stages;
+  a.depth = c.depth;
+  a.a_t = c.a_t;
+  a.rows_pad = c.rows_pad;
+  a.kc_pad = c.kc_pad;
+  a.ridx = c.ridx;
+  a.packing = c.packing;
+  a.col_info = c.col_info;
+  a.col_count = c.col_count;
+  a.pack_capacity = c.pack_capacity;
+  a.B = ops.B;
+  a.C = ops.C;
+  a.scalars = ops.scalars;
+  return a;
+}
+
+/// The row-major copy of a column-major B, made before the kernel.
+cudaError_t stage_b_before(const SpmmArgs& a, const DenseView& col_b, float* out,
+                           cudaStream_t stream) {
+  StageBArgs sb;
+  sb.k = a.k;
+  sb.n = a.n;
+  sb.ld_out = staged_b_ld(a.n);
+  sb.B = col_b;
+  sb.out = out;
+  return stage_b_row_major(sb, stream);
+}
+
+}  // namespace
+
+cudaError_t spmm(const SpmmCommon& common, const SpmmConfig& config, const SpmmOperands& ops,
+                 cudaStream_t stream) {
+  if (common.m == 0 || common.n == 0) return cudaSuccess;
+  SpmmArgs a = device_args(common, ops);
+  unsigned char* ws = static_cast<unsigned char*>(ops.workspace);
+  const WorkspaceLayout& w = workspace_of(config);
+  const bool staged = staged_b(config);
+  if (staged) {
+    // The kernels read the row-major copy in the workspace (made before them, or streamed).
+    if (ops.B.order != SPX_ORDER_COL || w.staged_b < 0 || ws == nullptr)
+      return cudaErrorInvalidValue;
+    a.B = DenseView{ws + w.staged_b, staged_b_ld(a.n), SPX_R_32F, SPX_ORDER_ROW};
   }
+  a.workspace = reinterpret_cast<float*>(ws + w.split);
+  cudaError_t err = cudaSuccess;
+  if (const auto* l = std::get_if<CpAsyncLoop>(&config.loop)) {
+    a.split = l->split;
+    a.stages_per_split = l->stages_per_split;
+    if (staged) err = stage_b_before(a, ops.B, reinterpret_cast<float*>(ws + w.staged_b), stream);
+    if (err == cudaSuccess) err = launch_cp_async(config.tile, a, stream);
+  } else if (const auto* l = std::get_if<BulkLoop>(&config.loop)) {
+    a.split = l->split;
+    a.stages_per_split = l->stages_per_split;
+    a.bulk = true;
+    a.box_rows = l->box_rows;
+    a.producer_last = l->producer_last;
+    if (staged) err = stage_b_before(a, ops.B, reinterpret_cast<float*>(ws + w.staged_b), stream);
+    if (err == cudaSuccess) err = spmm_bulk(config.tile, a, common.tensor_map_encoder, 0, stream);
+  } else if (const auto* l = std::get_if<StreamedBLoop>(&config.loop)) {
+    if (w.flags < 0) return cudaErrorInvalidValue;
+    a.split = 1;
+    a.stages_per_split = a.stages;
+    a.bulk = true;
+    a.box_rows = l->box_rows;
+    a.producer_last = l->producer_last;
+    a.streamed.src = static_cast<const float*>(ops.B.ptr);
+    a.streamed.ld_src = ops.B.ld;
+    a.streamed.staged = reinterpret_cast<float*>(ws + w.staged_b);
+    a.streamed.ld_staged = staged_b_ld(a.n);
+    a.streamed.flags = reinterpret_cast<uint32_t*>(ws + w.flags);
+    a.streamed.chunks = l->chunks;
+    a.streamed.panels = l->panels;
+    a.streamed.panel_group = l->panel_group;
+    a.streamed.copy_blocks = l->copy_blocks;
+    err = spmm_bulk(config.tile, a, common.tensor_map_encoder, l->copy_grid, stream);
+  } else if (const auto* l = std::get_if<StreamKLoop>(&config.loop)) {
+    if (w.partials < 0 || w.counters < 0) return cudaErrorInvalidValue;
+    a.split = 1;
+    a.stages_per_split = a.stages;
+    a.bulk = true;
+    a.box_rows = l->box_rows;
+    a.producer_last = true;
+    a.stream_k.schedule = l->schedule;
+    a.stream_k.m_tiles = l->m_tiles;
+    a.stream_k.partials = reinterpret_cast<float*>(ws + w.partials);
+    a.stream_k.counters = reinterpret_cast<uint32_t*>(ws + w.counters);
+    if (staged) err = stage_b_before(a, ops.B, reinterpret_cast<float*>(ws + w.staged_b), stream);
+    if (err == cudaSuccess) err = spmm_bulk(config.tile, a, common.tensor_map_encoder, 0, stream);
   }
   if (err != cudaSuccess || a.split <= 1) return err;
   splitk_reduce_kernel<<<grid_for(a.m * a.n), kThreads, 0, stream>>>(a.workspace, a.split, a.m, a.n,

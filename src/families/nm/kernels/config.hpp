@@ -1,5 +1,6 @@
-// Tile configurations of the NM kernels and the one function that picks among them by shape.
-// Plain C++ (no CUDA): the kernels, the launcher and the host planning all read this header.
+// Tile configurations of the NM kernels and their shared-memory formulas (the choice among them
+// is plan/choice.cpp's). Plain C++ (no CUDA): the kernels, the launcher and the host planning all
+// read this header.
 //
 // Notation. C (m x n) = A (m x k, vector-wise N:M, groups of L rows) * B (k x n, dense).
 // The NM-SpMM paper computes the transposed product (its dense operand is on the left), so its
@@ -209,56 +210,19 @@ inline int64_t windows_per_stage(const TileShape& t, int64_t n, int64_t m, int64
   return best;
 }
 
-/// What the choice function picked: a tile and a split of the stages (split-K).
-struct Choice {
-  TileId tile = TileId::Huge;
-  int split = 1;
-};
-
 /// Blocks of a tile that one SM holds at once (a register / shared-memory estimate: the 8x8
-/// tiles use ~128 registers per thread).
-inline int blocks_per_sm(const TileShape& t) {
+/// tiles use ~128 registers per thread); the same as the kernels' Tile::kMinBlocks.
+constexpr int blocks_per_sm(const TileShape& t) {
   return t.threads >= 256 ? 2 : (t.threads >= 128 ? (t.tn >= 16 ? 2 : 3) : 6);
 }
 
-/// A tile's efficiency for the kernel that will run it (`tensor_copies`: sm_90's tensor-copy
-/// kernel).
-inline double tile_efficiency(const TileShape& t, bool tensor_copies) {
-  return tensor_copies ? t.efficiency_tensor_copies : t.efficiency;
+/// Tiles with a streamed-B and a stream-K tensor-copy kernel (spmm_bulk.cu: kStreams, kStreamK):
+/// the Wide tile, whose two blocks per SM leave room for the copy's block.
+constexpr bool has_streamed_b_kernel(const TileShape& t) {
+  return t.tn == 16 && t.threads == 128;
 }
-
-/// THE choice of tile and split by shape. Among the tiles that fit (`fits[id]`), score =
-/// efficiency (tile_efficiency: `tensor_copies` says the plan runs the sm_90 tensor-copy kernel)
-/// x utilization of the SMs (blocks over whole waves, ceil-quantized); the best wins.
-/// When even the best leaves most SMs idle (fewer blocks than half the SMs' slots) and there are
-/// enough stages, split the reduction over more blocks (at most 16, at least 2 stages each).
-inline Choice choose_tile(int64_t m, int64_t n, int64_t stages, int sm_count,
-                          const bool fits[kTileCount], bool tensor_copies = false) {
-  Choice best;
-  double best_score = -1.0;
-  for (int i = kTileCount - 1; i >= 0; --i) {
-    if (!fits[i]) continue;
-    const TileShape& t = kTiles[i];
-    const int64_t blocks = ((m + t.bm - 1) / t.bm) * ((n + t.bn - 1) / t.bn);
-    const int64_t slots = static_cast<int64_t>(sm_count > 0 ? sm_count : 1) * blocks_per_sm(t);
-    const int64_t waves = (blocks + slots - 1) / slots;
-    const double utilization = waves > 0 ? static_cast<double>(blocks) / (waves * slots) : 0.0;
-    const double score = tile_efficiency(t, tensor_copies) * utilization;
-    if (score > best_score * 1.0001) {
-      best_score = score;
-      best.tile = t.id;
-    }
-  }
-  const TileShape& t = tile_shape(best.tile);
-  const int64_t blocks = ((m + t.bm - 1) / t.bm) * ((n + t.bn - 1) / t.bn);
-  const int64_t slots = static_cast<int64_t>(sm_count > 0 ? sm_count : 1) * blocks_per_sm(t);
-  if (blocks > 0 && 2 * blocks <= slots && stages >= 4) {
-    int64_t split = (slots + blocks - 1) / blocks;
-    if (split > 16) split = 16;
-    if (split > stages / 2) split = stages / 2;
-    if (split > 1) best.split = static_cast<int>(split);
-  }
-  return best;
+constexpr bool has_stream_k_kernel(const TileShape& t) {
+  return has_streamed_b_kernel(t);
 }
 
 }  // namespace spx::kernels::nm

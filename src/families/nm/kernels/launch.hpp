@@ -1,6 +1,8 @@
-// Launchers of the NM family's kernels (host side; no device code here, so the plan code can
-// include it from plain C++). The kernels themselves are in spmm.cu (the SpMM tiles, explicit
-// instantiations), aux.cu (value re-layout, split-K reduction) and prune.cu (device pruning).
+// Launchers of the NM family's kernels (host side; no device code here) and the kernels'
+// argument structs. The kernels themselves are in spmm_tiles_*.cu (the SpMM tiles, explicit
+// instantiations), spmm_bulk.cu and stream_b.cu (sm_90), aux.cu (launch dispatcher, value
+// re-layout, split-K reduction) and prune.cu (device pruning). What a launch runs is decided by
+// the plan (plan/choice.hpp) and arrives as kernels/spmm_config.hpp's structs.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -9,6 +11,7 @@
 
 #include "device/args.hpp"
 #include "families/nm/kernels/config.hpp"
+#include "families/nm/kernels/spmm_config.hpp"
 #include "families/nm/kernels/stream_k.hpp"
 
 namespace spx::kernels::nm {
@@ -34,14 +37,8 @@ struct StreamedB {
   int panel_group = 1;  ///< panels whose tiles run at once (chunks are copied in that order)
   int copy_blocks = 0;  ///< one per SM; 0: off (no streamed copy in this launch)
 };
-constexpr int kStreamChunkRows = 32;
 /// A chunk's flag counts the copy block's warps that finished their part of it (stream_b.cu).
 constexpr uint32_t kStreamFlagDone = 4;
-/// Flag bytes of a streamed copy (one uint32 per chunk and panel), rounded up to 256.
-inline int64_t streamed_flag_bytes(int64_t k, int64_t n, int64_t bn) {
-  const int64_t flags = ((k + kStreamChunkRows - 1) / kStreamChunkRows) * ((n + bn - 1) / bn);
-  return (flags * 4 + 255) / 256 * 256;
-}
 
 /// Stream-K on the tensor-copy kernel (stream_k.hpp): the schedule, and the workspace its parts
 /// meet in. Off when schedule.blocks == 0. Not with a streamed B (StreamedB above): its copy's
@@ -53,14 +50,6 @@ struct StreamKArgs {
   float* partials = nullptr;     ///< [schedule.slots()][BM * BN]: the parts' partial products
   uint32_t* counters = nullptr;  ///< [region tiles][warps per block], zero when the launch starts
 };
-/// Workspace of a stream-K launch of a tile: partial products, then the counters (256-byte
-/// aligned each).
-inline int64_t stream_k_partial_bytes(const StreamKSchedule& s, const TileShape& t) {
-  return s.on() ? (s.slots() * t.bm * t.bn * 4 + 255) / 256 * 256 : 0;
-}
-inline int64_t stream_k_counter_bytes(const StreamKSchedule& s, const TileShape& t) {
-  return s.on() ? (s.region_tiles() * (t.threads / 32) * 4 + 255) / 256 * 256 : 0;
-}
 
 /// Everything one NM SpMM launch needs. The A side is the plan's copy: values re-laid out as
 /// a_t[kc_pad][rows_pad] (slot-major, zero padding) and the stage-relative rows ridx.
@@ -92,33 +81,34 @@ struct SpmmArgs {
   StreamKArgs stream_k{};
 };
 
-/// The tensor-copy kernel (sm_90, spmm_bulk.cuh) for a non-packed plan: whether it can run this
-/// launch (row-major B, ld a multiple of 4 floats, 16-byte aligned, its shared memory within
-/// `smem_optin`, the driver's tensor-map encoder available), and the launch itself (encodes the
-/// A and B tensor maps). Only for cc >= 9.0 devices: the caller checks.
-bool spmm_bulk_ok(TileId tile, const SpmmArgs& a, size_t smem_optin);
-cudaError_t spmm_bulk(TileId tile, const SpmmArgs& a, cudaStream_t stream);
+/// The driver's cuTensorMapEncodeTiled through the runtime (libspx does not link libcuda), or
+/// nullptr when the driver has none. Analyze looks it up once and the plan hands it to every
+/// tensor-copy launch (SpmmCommon::tensor_map_encoder).
+void* tensor_map_encoder();
+/// The tensor-copy kernel (sm_90, spmm_bulk.cuh) with a decided launch (the plan's choice:
+/// box_rows, the streamed copy's geometry, the stream-K schedule in `a`): encodes the A and B
+/// tensor maps with `encoder` and launches the variant `a` asks for (streamed B: after the copy
+/// kernel, as its programmatic dependent). Refuses (cudaErrorInvalidValue) what it cannot take.
+cudaError_t spmm_bulk(TileId tile, const SpmmArgs& a, void* encoder, int copy_grid,
+                      cudaStream_t stream);
 cudaError_t spmm_bulk_load(size_t smem_optin);
-/// Blocks per SM of the tile's stream-K kernel (spmm_bulk.cuh, kStreamK) with this launch's
-/// stages; 0 when the tile has no stream-K kernel.
-int spmm_bulk_stream_k_occupancy(TileId tile, const SpmmArgs& a);
-/// Whether the tile has a streamed-B kernel (the Wide tile: its two blocks per SM leave room for
-/// the copy's block; spmm_bulk.cu).
-bool spmm_bulk_streams(TileId tile);
-/// The streamed copy kernel (stream_b.cu): queued on `stream` before the product, which must
-/// then be launched as its programmatic dependent. Fills s.chunks / s.panels / s.panel_group
-/// from the shape, `bn` and the blocks that run at once (`resident_tiles`).
+/// Blocks per SM of the tile's stream-K kernel (spmm_bulk.cuh, kStreamK) with `smem_bytes` of
+/// dynamic shared memory; 0 when the tile has none (config.hpp: has_stream_k_kernel).
+int spmm_bulk_stream_k_occupancy(TileId tile, int64_t smem_bytes);
+/// The streamed copy kernel (stream_b.cu) on `copy_grid` blocks with the decided geometry in
+/// `s` (launched as it is; `grid_x`: the product's blocks along m): queued on `stream` before
+/// the product, which must then be launched as its programmatic dependent.
 cudaError_t stream_b_launch(StreamedB& s, int64_t k, int64_t n, int64_t bn, int64_t grid_x,
-                            int64_t resident_tiles, cudaStream_t stream);
+                            int64_t copy_grid, cudaStream_t stream);
 cudaError_t stream_b_load();
 
-/// Dynamic shared memory of a launch (both pipeline stages).
-int64_t spmm_smem_bytes(TileId tile, const SpmmArgs& a);
-/// Workspace bytes a split-K launch needs (0 without split).
-int64_t spmm_workspace_bytes(const SpmmArgs& a);
-
-/// Queues C = alpha * A * B + beta * C with the given tile (and, when split > 1, the reduction).
-cudaError_t spmm(TileId tile, const SpmmArgs& a, cudaStream_t stream);
+/// Queues C = alpha * A * B + beta * C as decided: the plan's common part, one decided
+/// configuration (tile and mainloop; plan/choice.hpp), this call's operands. Runs the row-major
+/// copy of a column-major B first where the configuration reads one (made before the kernel,
+/// or streamed beside it), converts everything into the kernels' SpmmArgs, and runs the split-K
+/// reduction after a split launch. Decides nothing; refuses what it cannot take.
+cudaError_t spmm(const SpmmCommon& common, const SpmmConfig& config, const SpmmOperands& ops,
+                 cudaStream_t stream);
 
 /// Loads every kernel of the family now and allows them `smem_optin` bytes of dynamic shared
 /// memory (with CUDA's lazy loading the first launch of a kernel could block: analyze calls this).
@@ -134,14 +124,6 @@ struct StageBArgs {
   DenseView B{};         ///< column-major, fp32
   float* out = nullptr;  ///< k x staged_b_ld(n), row-major, 16-byte aligned
 };
-/// Leading dimension of the staged copy: n rounded up to 4 floats (16-byte rows).
-inline int64_t staged_b_ld(int64_t n) {
-  return (n + 3) / 4 * 4;
-}
-/// Workspace bytes of the staged copy, rounded up to 256 (what follows it stays aligned).
-inline int64_t staged_b_bytes(int64_t k, int64_t n) {
-  return (k * staged_b_ld(n) * 4 + 255) / 256 * 256;
-}
 cudaError_t stage_b_row_major(const StageBArgs& a, cudaStream_t stream);
 
 /// a_t[u][r] = values[r * kc + u] for r < rows, u < kc (the rest of a_t is left as it is).

@@ -154,17 +154,20 @@ __global__ void __launch_bounds__(kCopyThreads, 8)
 
 }  // namespace
 
+// (The parameter list, a non-const StreamedB& and two int64_t after bn, is the one this first
+// external function of the file has always had: nvcc derives the unique name of the file's
+// anonymous namespace, and so the copy kernel's symbol, from that function's mangled name.)
 cudaError_t stream_b_launch(StreamedB& s, int64_t k, int64_t n, int64_t bn, int64_t grid_x,
-                            int64_t resident_tiles, cudaStream_t stream) {
-  if (bn % kUnitCols != 0 || s.copy_blocks <= 0) return cudaErrorInvalidValue;
-  s.chunks = static_cast<int>((k + kStreamChunkRows - 1) / kStreamChunkRows);
-  s.panels = static_cast<int>((n + bn - 1) / bn);
-  const int64_t group = (std::max<int64_t>(1, resident_tiles) + grid_x - 1) / grid_x;
-  s.panel_group = static_cast<int>(std::min<int64_t>(s.panels, std::max<int64_t>(1, group)));
-  const int64_t items = static_cast<int64_t>(s.chunks) * s.panels;
-  const int blocks = static_cast<int>(std::min<int64_t>(items, s.copy_blocks));
-  return launch_programmatic(stream_b_kernel, dim3(blocks), dim3(kCopyThreads), 0, stream, s, k, n,
-                             static_cast<int>(bn));
+                            int64_t copy_grid, cudaStream_t stream) {
+  // The plan decided the geometry (plan/choice.cpp): chunks and panels of this shape, the panel
+  // groups, the copy's grid (one block per SM at most); `s` is launched as it is.
+  if (bn % kUnitCols != 0 || s.copy_blocks <= 0 || copy_grid <= 0 || copy_grid > s.copy_blocks ||
+      grid_x <= 0 || s.chunks != static_cast<int>((k + kStreamChunkRows - 1) / kStreamChunkRows) ||
+      s.panels != static_cast<int>((n + bn - 1) / bn) || s.panel_group < 1 ||
+      s.panel_group > s.panels)
+    return cudaErrorInvalidValue;
+  return launch_programmatic(stream_b_kernel, dim3(static_cast<unsigned>(copy_grid)),
+                             dim3(kCopyThreads), 0, stream, s, k, n, static_cast<int>(bn));
 }
 
 cudaError_t stream_b_load() {
