@@ -257,11 +257,16 @@ TEST_CASE("sptc choice: the decision on representative shapes and devices", "[sp
     for (const sc::SptcConfig& c : d.candidates.items()) CHECK(ks::bn_of(c) == 64);
     CHECK(wg(d.rule) != nullptr);
   }
-  SECTION("an unaligned row-major B at analyze: no warpgroup kernel") {
+  SECTION("an unaligned row-major B at analyze: neither the warpgroup kernel nor resident A") {
     sc::Inputs in = ffn_h100();
     in.b_aligned = false;
     const sc::Decision d = sc::choose(in, {});
     CHECK(wgmma_candidates(d) == 0);
+    for (const sc::SptcConfig& c : d.candidates.items()) CHECK_FALSE(mma(c)->resident);
+    // SPX_SPTC_RESIDENT=1 cannot name a kernel that would not run.
+    const sc::Decision forced = sc::choose(in, parse({{"SPX_SPTC_RESIDENT", "1"}}));
+    CHECK_FALSE(mma(forced.rule)->resident);
+    CHECK(forced.describe().find("resident A") == std::string::npos);
   }
   SECTION("resident A's shared memory beyond the device's opt-in: no resident candidate") {
     sc::Inputs in = ffn_h100();

@@ -149,7 +149,7 @@ Decision choose(const Inputs& in, const Overrides& o) {
   // The mma.sync rule, then SPX_SPTC_RESIDENT where resident A can run for this B.
   MmaConfig rule = choose_config(bt, panels, n, sm, in.max_pairs, aligned);
   d.resident_smem = ks::smem_bytes(bt, 128, true, in.max_pairs);
-  const bool resident_ok = bt >= 64 && n > 64 && d.resident_smem <= smem_limit;
+  const bool resident_ok = aligned && bt >= 64 && n > 64 && d.resident_smem <= smem_limit;
   if (o.resident >= 0 && (o.resident == 0 || resident_ok) && (o.resident == 1) != rule.resident) {
     rule.resident = o.resident == 1;
     rule.bn = rule.resident ? 128 : rule.bn;
