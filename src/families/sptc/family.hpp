@@ -5,11 +5,8 @@
 // m16n8k32 (kernels/sptc). B and C in either order; C of A's type or 32F; compute 32F.
 // Refuses (so that SPX_SPMM_ALG_DEFAULT falls back) repeated columns within a block row.
 //
-// Test and tuning override, read by analyze (environment):
-//   SPX_SPTC_BLOCK_TILE=16|32|64   the reorder's BLOCK_TILE instead of the cost model's choice
-//   SPX_SPTC_FORCE_CANDIDATE=i     run candidate i (0: the rule's choice; then BN 128 / 64 with
-//                                  the rule's tiles per block and with one)
-//   SPX_SPTC_TILES_PER_BLOCK=t     n tiles per block for every candidate
+// Every choice (BLOCK_TILE and row order, kernel and configuration, and per call how B is read)
+// is made in plan/choice.hpp; the SPX_SPTC_* switches it honours are listed in README.md.
 #pragma once
 
 #include "families/family.hpp"

@@ -4,6 +4,7 @@ set(SPX_SPTC_SOURCES
   families/sptc/plan/group_unit.cpp
   families/sptc/plan/cluster.cpp
   families/sptc/plan/storage.cpp
+  families/sptc/plan/choice.cpp
   families/sptc/family.cpp
   families/sptc/kernels/spmm_bt16.cu
   families/sptc/kernels/spmm_bt32.cu
@@ -13,8 +14,8 @@ set(SPX_SPTC_SOURCES
 
 # The warpgroup kernel (wgmma.mma_async.sp) exists only as sm_90a code: when the build targets
 # sm_90, it is compiled for sm_90a alone in an object library of its own (its instructions are
-# not part of sm_90 or any other architecture), and spmm_launch.cu routes to it on compute
-# capability 9.0 only (SPX_SPTC_SM90A).
+# not part of sm_90 or any other architecture), and spmm_launch.cu holds its launcher
+# (SPX_SPTC_SM90A; wgmma_usable(): compute capability 9.0 only); plan/choice.cpp chooses it.
 if(CMAKE_CUDA_ARCHITECTURES MATCHES "(^|;)90([-;]|real|virtual|$)")
   add_library(spx_sptc_sm90a OBJECT families/sptc/kernels/spmm_wgmma.cu)
   set_target_properties(spx_sptc_sm90a PROPERTIES

@@ -7,8 +7,8 @@
 // (SPX_SPTC_FORCE_CANDIDATE: BN 128 / 64, tiles per block, resident A) and several n tiles
 // streamed through one block (SPX_SPTC_TILES_PER_BLOCK); BLOCK_TILE 128 (eight warps, V >= 2);
 // clustered row orders (SPX_SPTC_CLUSTER=1: C rows written through the row map, both orders);
-// the resident-A kernel (SPX_SPTC_RESIDENT=1, with aligned and unaligned B: the latter falls
-// back to streaming); a deep pipeline (many k steps per panel); device
+// the resident-A kernel (SPX_SPTC_RESIDENT=1, with aligned and unaligned B: the plan of the
+// latter names and runs the streaming kernel); a deep pipeline (many k steps per panel); device
 // pointer mode; spxSpMM_search; spxPlanUpdateValues; plan info; DEFAULT's choice; unsorted
 // columns; refusals and bad structure. Tolerance: ref::tolerance (the inputs are exact in their
 // type; fp32 accumulation over the row's products; rounding of the output type).
@@ -95,8 +95,16 @@ spxPlanInfo_t run_case(spxHandle_t h, const Case& c, const ref::Expected& e, con
     CHECK(str(info.config, sizeof info.config).find("clustered rows") != std::string::npos);
   if (o.cluster == 0)
     CHECK(str(info.config, sizeof info.config).find("clustered rows") == std::string::npos);
-  if (o.resident && o.candidate < 0 && o.block_tile >= 64 && c.B.cols > 64 && c.A.cols <= 512)
+  // Resident A where SPX_SPTC_RESIDENT=1 can run it: aligned B (column-major through the
+  // workspace, or row-major with ld % 8 == 0: the buffers are cudaMalloc'd); never otherwise.
+  const bool b_aligned = c.B.order == SPX_ORDER_COL || c.B.ld % 8 == 0;
+  if (o.resident && o.candidate < 0 && o.block_tile >= 64 && c.B.cols > 64 && c.A.cols <= 512 &&
+      b_aligned)
     CHECK(str(info.config, sizeof info.config).find("resident A") != std::string::npos);
+  if (!b_aligned) {
+    CHECK(str(info.config, sizeof info.config).find("resident A") == std::string::npos);
+    CHECK(str(info.config, sizeof info.config).find("wgmma.sp") == std::string::npos);
+  }
   CHECK(info.nnz == c.A.value_slots());
   CHECK(info.padded_nnz >= 0);
   CHECK(info.values_bytes == static_cast<size_t>(info.padded_nnz) * 2);

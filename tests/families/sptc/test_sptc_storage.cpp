@@ -3,8 +3,8 @@
 // interleaved metadata with sparsity selector 0 / 1, the gather through B) reproduces the
 // product of the original matrix exactly, for every V and BLOCK_TILE, odd k-tile counts
 // (phantom tiles), empty panels, unsorted user columns (vector_slot), every metadata nibble is a
-// valid ordered pair, value re-packing, panel order, the memory-overhead figures; and the kernel
-// configuration rule (BN, tiles per block, resident A; families/sptc/kernels/config.hpp).
+// valid ordered pair, value re-packing, panel order, the memory-overhead figures. (The kernel
+// configuration rule: test_sptc_choice.cpp.)
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "runtime/error.hpp"
-#include "families/sptc/kernels/config.hpp"
 #include "families/sptc/plan/reorder.hpp"
 #include "families/sptc/plan/storage.hpp"
 #include "require_error.hpp"
@@ -304,82 +303,4 @@ TEST_CASE("sptc storage: structure sort and its checks", "[sptc]") {
                   "block_row_ptr");
   require_invalid([&] { plan::sptc_sort_structure(2, 10, 1, 5, ptr.data(), nullptr); },
                   "null");
-}
-
-TEST_CASE("sptc config: BN and tiles per block keep two waves of resident blocks", "[sptc]") {
-  namespace ks = spx::kernels::sptc;
-  // 16384 x 512 x 4096 at BLOCK_TILE 128 on 132 SMs: two 256-thread blocks of 99 KB per SM (264
-  // slots); 128 panels x 32 tiles of BN 128 = 4096 tiles over 2 x 264 blocks: 7 tiles each.
-  CHECK(ks::resident_blocks(132, ks::smem_bytes(128, 128), 256) == 264);
-  CHECK(ks::tiles_per_block_for(128, 4096, 128, 128, 132) == 7);
-  const ks::SptcConfig ffn = ks::choose_config(128, 128, 4096, 132);
-  CHECK(ffn.bn == 128);
-  CHECK(ffn.tiles_per_block == 7);
-  CHECK_FALSE(ffn.resident);
-  // 4096 x 512 x 512 at BLOCK_TILE 32: 128 panels x 4 tiles of BN 128 = 512 blocks, fewer than
-  // two per slot (3 x 132 of 69 KB), so BN 64: 1024 blocks, under two waves of 4 x 132: one
-  // tile per block.
-  CHECK(ks::resident_blocks(132, ks::smem_bytes(32, 128), 128) == 396);
-  const ks::SptcConfig attention = ks::choose_config(32, 128, 512, 132);
-  CHECK(attention.bn == 64);
-  CHECK(attention.tiles_per_block == 1);
-  // Never more tiles per block than n has, never fewer than one.
-  CHECK(ks::tiles_per_block_for(10000, 256, 64, 128, 132) == 2);
-  CHECK(ks::tiles_per_block_for(1, 100, 128, 128, 132) == 1);
-  // Resident A: only with an aligned B, two or more tiles per block and two blocks per SM.
-  CHECK(ks::choose_config(128, 128, 4096, 132, 2, true).resident);
-  CHECK_FALSE(ks::choose_config(128, 128, 4096, 132, 64, true).resident);
-}
-
-TEST_CASE("sptc config: the warpgroup kernel's shapes and its configuration", "[sptc]") {
-  namespace ks = spx::kernels::sptc;
-  // Stages 1 KB aligned (the 128-byte swizzle repeats every 1 KB), plus 1 KB for aligning the
-  // base: BLOCK_TILE 128, BN 128 = 3 x 25 KB + indices, epilogue, row map: two blocks per SM;
-  // BLOCK_TILE 64, BN 128: three.
-  static_assert(ks::WgTileShape<128, 128>::kStageBytes == 25 * 1024, "B 16 + A 8 + M 1 KB");
-  static_assert(ks::WgTileShape<64, 128>::kStageBytes % 1024 == 0, "1 KB aligned stages");
-  static_assert(ks::WgTileShape<64, 64>::kStageBytes % 1024 == 0, "1 KB aligned stages");
-  static_assert(ks::WgTileShape<128, 64>::kStageBytes % 1024 == 0, "1 KB aligned stages");
-  CHECK(ks::resident_blocks(132, ks::wgmma_smem_bytes(128, 128), 256) == 264);
-  CHECK(ks::resident_blocks(132, ks::wgmma_smem_bytes(64, 128), 128) == 396);
-  CHECK(ks::wgmma_smem_bytes(32, 128) == 0);
-  CHECK(ks::wgmma_fits(64));
-  CHECK(ks::wgmma_fits(128));
-  CHECK_FALSE(ks::wgmma_fits(32));
-  CHECK_FALSE(ks::wgmma_fits(16));
-  // It takes the rule's BN, streams (never resident) and keeps two waves of its own blocks.
-  ks::SptcConfig r = ks::choose_config(128, 128, 4096, 132, 2, true);
-  REQUIRE(r.resident);
-  const ks::SptcConfig w = ks::with_wgmma(r, 128, 4096, 132);
-  CHECK(w.wgmma);
-  CHECK_FALSE(w.resident);
-  CHECK(w.bn == r.bn);
-  CHECK(w.tiles_per_block == 7);
-  CHECK(w.describe().find("wgmma.sp") != std::string::npos);
-  CHECK_FALSE(w == r);
-  // BLOCK_TILE 32 has no warpgroup kernel: unchanged.
-  const ks::SptcConfig s32 = ks::choose_config(32, 128, 512, 132);
-  CHECK(ks::with_wgmma(s32, 128, 512, 132) == s32);
-  CHECK(ks::wgmma_default(64, 512));
-  CHECK_FALSE(ks::wgmma_default(32, 512));
-}
-
-TEST_CASE("sptc config: BLOCK_TILE 32 -> 64 when 64 fits one wave and 32 does not", "[sptc]") {
-  namespace ks = spx::kernels::sptc;
-  // 132 SMs: four 128-thread blocks per SM at BLOCK_TILE 32 and 64 (BN 64): 528 slots.
-  REQUIRE(ks::resident_blocks(132, ks::smem_bytes(32, 64), 128) == 528);
-  REQUIRE(ks::resident_blocks(132, ks::smem_bytes(64, 64), 128) == 528);
-  // 4096 rows x 512: 128 x 8 = 1024 blocks of 32 rows (two waves), 64 x 8 = 512 of 64 (one).
-  CHECK(ks::promote_to_block_tile_64(4096, 512, 132));
-  CHECK(ks::promote_to_block_tile_64(4096, 320, 132));
-  // Narrow or wide B: never (n = 256 keeps the measured rule; wide B has its own cost).
-  CHECK_FALSE(ks::promote_to_block_tile_64(4096, 256, 132));
-  CHECK_FALSE(ks::promote_to_block_tile_64(4096, 2048, 132));
-  // 8192 rows: BLOCK_TILE 64 needs two waves as well; 2048 rows: 32 already fits in one.
-  CHECK_FALSE(ks::promote_to_block_tile_64(8192, 512, 132));
-  CHECK_FALSE(ks::promote_to_block_tile_64(2048, 512, 132));
-  // 1024 columns: 64 x 16 = 1024 blocks of 64 rows, two waves.
-  CHECK_FALSE(ks::promote_to_block_tile_64(4096, 1024, 132));
-  // Fewer SMs: the same shape needs more waves at 64 too.
-  CHECK_FALSE(ks::promote_to_block_tile_64(4096, 512, 108 / 2));
 }

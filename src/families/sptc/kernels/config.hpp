@@ -1,5 +1,6 @@
-// Tile configuration of the SpTC mma.sp kernel and the rule that picks one from the shape. Plain
-// C++ (no CUDA): the plan, the kernels and the CPU tests include it. See README.md.
+// Compile-time tile shapes of the SpTC kernels (shared-memory layouts, threads). Plain C++ (no
+// CUDA): the kernels, the choice rule (plan/choice.hpp) and the CPU tests include it. See
+// README.md.
 //
 // One thread block computes a BLOCK_TILE x BN tile of C: one panel of the reorder (BLOCK_TILE
 // rows, BLOCK_TILE / 16 row slices) times BN columns of B. Four warps split BN (two rows of them
@@ -11,7 +12,6 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 
 namespace spx::kernels::sptc {
 
@@ -144,123 +144,7 @@ inline int smem_bytes(int block_tile, int bn, bool resident = false, int max_pai
 /// Threads of a BLOCK_TILE's kernels.
 inline int threads_for(int block_tile) { return block_tile == 128 ? 256 : 128; }
 
-/// What spxSpMM_search may choose among: the n width of a block, how many n tiles one block
-/// streams through its pipeline, and whether the block keeps its panel's A resident in shared
-/// memory across those tiles (BLOCK_TILE is fixed by the plan's reorder).
-struct SptcConfig {
-  int block_tile = 32;
-  int bn = 128;
-  int tiles_per_block = 1;  ///< consecutive BN-wide tiles of one panel per block
-  bool resident = false;    ///< A, metadata and gather of the panel loaded once per block
-  bool wgmma = false;       ///< the sm_90a warpgroup kernel (streaming; BLOCK_TILE 64 / 128)
-  /// wgmma only: B staged in the no-swizzle interleaved layout instead of the 128-byte swizzle
-  /// (SPX_SPTC_WG_INTERLEAVE=1; measurements).
-  bool wg_interleave = false;
-  bool operator==(const SptcConfig& o) const {
-    return block_tile == o.block_tile && bn == o.bn && tiles_per_block == o.tiles_per_block &&
-           resident == o.resident && wgmma == o.wgmma && wg_interleave == o.wg_interleave;
-  }
-  std::string describe() const {
-    return "BLOCK_TILE " + std::to_string(block_tile) + " BN " + std::to_string(bn) + " x" +
-           std::to_string(tiles_per_block) + (resident ? " resident A" : "") +
-           (wgmma ? " wgmma.sp" : "") + (wgmma && wg_interleave ? " interleaved B" : "") +
-           " stages " + std::to_string(kStages);
-  }
-};
-
-/// Blocks of an instance that can be resident at once: by shared memory (228 KB per SM, 1 KB
-/// reserved per block), by registers (at most 128 per thread: 65536 per SM) and at most 4.
-inline int64_t resident_blocks(int sm_count, int smem, int threads = 128) {
-  int64_t per_sm = 233472 / (static_cast<int64_t>(smem) + 1024);
-  const int64_t by_regs = 65536 / (128 * static_cast<int64_t>(threads));
-  if (per_sm > by_regs) per_sm = by_regs;
-  if (per_sm > 4) per_sm = 4;
-  if (per_sm < 1) per_sm = 1;
-  return per_sm * (sm_count > 0 ? sm_count : 132);
-}
-
-/// Tiles per block: a block streams its panel's k steps for several n tiles in one pipeline, so
-/// the fill latency of a short panel (a few k steps) is paid once per block instead of once per
-/// tile; as many as keep at least two waves of blocks. (A model that fills whole waves instead,
-/// 8 tiles per block for 16384 x 512 x 4096 at BLOCK_TILE 128, measured slower: 0.192 ms
-/// against 0.174 ms at this rule's 7 and 0.170 ms at 4; panels of unequal length balance
-/// better over more blocks. README, notes.)
-inline int tiles_per_block_for(int64_t panels, int64_t n, int block_tile, int bn, int sm_count,
-                               int smem = 0) {
-  const int64_t tiles = (n + bn - 1) / bn;
-  if (smem <= 0) smem = smem_bytes(block_tile, bn);
-  const int64_t want_blocks = 2 * resident_blocks(sm_count, smem, threads_for(block_tile));
-  int64_t per = panels * tiles / (want_blocks > 0 ? want_blocks : 1);
-  if (per < 1) per = 1;
-  if (per > tiles) per = tiles;
-  return static_cast<int>(per);
-}
-
-/// BLOCK_TILE 32 -> 64 for an m-row matrix times mid-width B (256 < n < 2048): when the
-/// BLOCK_TILE 32 grid (BN 64 tiles) needs more than one wave of resident blocks and the
-/// BLOCK_TILE 64 grid fits in one, the plan reorders at 64 too and takes it if its panels gather
-/// no more B rows in total (one wave of 64-row panels against two of 32-row ones). The cost
-/// model's B-row weight does not see waves. Measured on H100 (DLMC 95 %, V = 8, n = 512, same
-/// process as the previous library): the 71 transformer 4096 x 512 attention matrices ran 11.3
-/// -> 10.6 us (BLOCK_TILE 32 -> 64), the ten 4096 x 2048 ffn 23.4 -> 21.2 us, rn50 4096 x 1024 /
-/// 2048 / 4608 -8 / -10 / -12 %. Raising the B-row weight instead (every mid-width matrix with a
-/// wave of BLOCK_TILE 64 blocks) also moved taller matrices (8192 rows and more: two or more
-/// waves either way) and BLOCK_TILE 16 picks, 1-16 % slower (README, notes v4).
-inline bool promote_to_block_tile_64(int64_t m, int64_t n, int sm_count) {
-  if (n <= 256 || n >= 2048) return false;
-  const int64_t tiles = (n + 63) / 64;
-  const int64_t grid32 = (m + 31) / 32 * tiles, grid64 = (m + 63) / 64 * tiles;
-  return grid32 > resident_blocks(sm_count, smem_bytes(32, 64), threads_for(32)) &&
-         grid64 <= resident_blocks(sm_count, smem_bytes(64, 64), threads_for(64));
-}
-
-/// The warpgroup kernel (sm_90a) for a configuration the rule chose: BLOCK_TILE 64 / 128 only
-/// (a warpgroup is 64 rows), streaming (its A comes with every stage; no resident variant), BN
-/// as chosen, tiles per block recomputed for its shared memory and threads. Why it pays: one
-/// wgmma.sp m64n128k32 does the work of 16 mma.sp per warp at Hopper's full sparse rate and is
-/// issued asynchronously, so the warps' issue slots go to the gather (README, notes v5).
-inline bool wgmma_fits(int block_tile) { return block_tile == 64 || block_tile == 128; }
-/// Whether DEFAULT takes the warpgroup kernel where it fits (SPX_SPTC_WGMMA=1 / 0 forces it on /
-/// off for every plan). See README, notes v5, for the measurements behind it.
-inline bool wgmma_default(int block_tile, int64_t n) {
-  (void)n;
-  return wgmma_fits(block_tile);
-}
-inline SptcConfig with_wgmma(SptcConfig c, int64_t panels, int64_t n, int sm_count) {
-  if (!wgmma_fits(c.block_tile)) return c;
-  c.wgmma = true;
-  c.resident = false;
-  c.tiles_per_block = tiles_per_block_for(panels, n, c.block_tile, c.bn, sm_count,
-                                          wgmma_smem_bytes(c.block_tile, c.bn));
-  return c;
-}
-
 /// Largest shared memory one block may opt in to (H100 and A100: 227 KB).
 constexpr int kMaxSmemPerBlock = 232448;
-
-/// THE rule: BN = 128 (each A fragment feeds 4 mma.sp per warp) unless the grid of BN = 128
-/// tiles would leave fewer than two blocks per resident slot, or n fits in 64; then the tiles
-/// per block. With two or more tiles per block and a row-major, 16-byte aligned B (`aligned`),
-/// A stays resident when the longest panel (max_pairs) still lets two blocks share an SM: the
-/// block then reads its panel's A from L2 once instead of once per n tile.
-inline SptcConfig choose_config(int block_tile, int64_t panels, int64_t n, int sm_count,
-                                int max_pairs = 0, bool aligned = false) {
-  SptcConfig c;
-  c.block_tile = block_tile;
-  const int64_t wide = panels * ((n + 127) / 128);
-  c.bn = (n <= 64 || wide < 2 * resident_blocks(sm_count, smem_bytes(block_tile, 128),
-                                                threads_for(block_tile)))
-             ? 64
-             : 128;
-  c.tiles_per_block = tiles_per_block_for(panels, n, block_tile, c.bn, sm_count);
-  if (aligned && c.bn == 128 && block_tile >= 64 && c.tiles_per_block >= 2 && max_pairs > 0) {
-    const int smem = smem_bytes(block_tile, 128, true, max_pairs);
-    if (2 * (smem + 1024) <= 233472) {
-      c.resident = true;
-      c.tiles_per_block = tiles_per_block_for(panels, n, block_tile, c.bn, sm_count, smem);
-    }
-  }
-  return c;
-}
 
 }  // namespace spx::kernels::sptc

@@ -1,16 +1,13 @@
-// spmm(): the entry the plan calls. Routes (type, BLOCK_TILE, BN, alignment) to the instantiated
-// kernel; a column-major B is first transposed into the workspace. Also the value packing of
-// spxPlanUpdateValues and the shared-memory opt-in at load time.
+// spmm(): the entry the plan calls. Routes the decided launch (kernel, type, BLOCK_TILE, BN, B
+// gather) to the instantiated kernel, after transposing a column-major B into the workspace when
+// the launch says so; refuses what it cannot run. Also the value packing of spxPlanUpdateValues
+// and the shared-memory opt-in at load time.
 
 #include "families/sptc/kernels/launch.cuh"
 #include "families/sptc/kernels/sptc.hpp"
 
 namespace spx::kernels::sptc {
 namespace {
-
-/// Row stride (elements) of the row-major copy of a column-major B: n rounded up to 8, so every
-/// row starts 16-byte aligned.
-int64_t bt_ld(int64_t n) { return (n + 7) / 8 * 8; }
 
 constexpr int kTransposeTile = 32;
 constexpr int kTransposeRows = 8;  ///< threads per tile column (32 x 8 threads, 4 rows each)
@@ -55,7 +52,7 @@ cudaError_t route(const detail::KernelParams& p, int64_t panels, int block_tile,
   return cudaErrorInvalidValue;
 }
 
-/// The warpgroup kernel of (T, BLOCK_TILE); only called when wgmma_usable().
+/// The warpgroup kernel of (T, BLOCK_TILE); refused in a build without it.
 template <class T>
 cudaError_t route_wgmma(const detail::KernelParams& p, int64_t panels, int block_tile, int bn,
                         bool interleave, cudaStream_t stream) {
@@ -67,18 +64,6 @@ cudaError_t route_wgmma(const detail::KernelParams& p, int64_t panels, int block
 #endif
   return cudaErrorInvalidValue;
 }
-
-#if defined(SPX_SPTC_SM90A)
-/// Compute capability of the current device (the warpgroup kernel runs on 9.0 only).
-bool current_device_runs_wgmma() {
-  int dev = 0, major = 0, minor = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) return false;
-  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
-    return false;
-  return wgmma_usable(major, minor);
-}
-#endif
 
 template <class T>
 cudaError_t load(int block_tile) {
@@ -102,17 +87,12 @@ bool wgmma_usable(int cc_major, int cc_minor) {
 #endif
 }
 
-bool b_aligned(const void* ptr, int64_t ld, spxOrder_t order) {
-  return order == SPX_ORDER_COL || (reinterpret_cast<uintptr_t>(ptr) % 16 == 0 && ld % 8 == 0);
-}
-
-size_t workspace_bytes(int64_t k, int64_t n, spxOrder_t b_order) {
-  if (b_order != SPX_ORDER_COL) return 0;
-  return static_cast<size_t>(k) * static_cast<size_t>(bt_ld(n)) * 2;
-}
-
-cudaError_t spmm(const SpmmArgs& a, const SptcConfig& cfg, cudaStream_t stream) {
+cudaError_t spmm(const SpmmArgs& a, const SptcLaunch& launch, cudaStream_t stream) {
   if (a.m == 0 || a.n == 0 || a.panels == 0) return cudaSuccess;
+  const int block_tile = block_tile_of(launch.kernel), bn = bn_of(launch.kernel);
+  const int tiles_per_block = tiles_per_block_of(launch.kernel);
+  const BRead& b = launch.b;
+  if (tiles_per_block < 1 || (bn != 64 && bn != 128)) return cudaErrorInvalidValue;
   detail::KernelParams p;
   p.m = a.m;
   p.n = a.n;
@@ -123,17 +103,14 @@ cudaError_t spmm(const SpmmArgs& a, const SptcConfig& cfg, cudaStream_t stream) 
   p.values = static_cast<const uint16_t*>(a.values);
   p.C = a.C;
   p.scalars = a.scalars;
-  p.tiles_per_block = cfg.tiles_per_block > 0 ? cfg.tiles_per_block : 1;
-  bool aligned = false;
-  if (a.B.order == SPX_ORDER_ROW) {
+  p.tiles_per_block = tiles_per_block;
+  p.ldb = b.ldb;
+  p.b_off32 = b.off32;
+  if (b.source == BSource::kUser) {
     p.b = static_cast<const uint16_t*>(a.B.ptr);
-    p.ldb = a.B.ld;
-    aligned = reinterpret_cast<uintptr_t>(a.B.ptr) % 16 == 0 && a.B.ld % 8 == 0;
-  } else if (a.k > 0) {
+  } else if (b.source == BSource::kWorkspace) {
     if (a.workspace == nullptr) return cudaErrorInvalidValue;
     p.b = static_cast<const uint16_t*>(a.workspace);
-    p.ldb = bt_ld(a.n);
-    aligned = reinterpret_cast<uintptr_t>(a.workspace) % 16 == 0;
     const dim3 grid(static_cast<unsigned>((a.k + kTransposeTile - 1) / kTransposeTile),
                     static_cast<unsigned>((a.n + kTransposeTile - 1) / kTransposeTile));
     transpose_kernel<<<grid, dim3(kTransposeTile, kTransposeRows), 0, stream>>>(
@@ -142,37 +119,39 @@ cudaError_t spmm(const SpmmArgs& a, const SptcConfig& cfg, cudaStream_t stream) 
     const cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess) return err;
   }
-  p.b_off32 = a.k * p.ldb * 2 <= int64_t{0xFFFFFFFF};
-  // The warpgroup kernel (the plan chose it only where wgmma_usable()); an unaligned B at run
-  // time takes the mma.sync streaming kernel of the same BN and tiles per block.
-  if (cfg.wgmma && aligned && (cfg.bn == 64 || cfg.bn == 128))
-    return a.bf16 ? route_wgmma<__nv_bfloat16>(p, a.panels, cfg.block_tile, cfg.bn,
-                                                          cfg.wg_interleave, stream)
-                  : route_wgmma<__half>(p, a.panels, cfg.block_tile, cfg.bn, cfg.wg_interleave,
-                                        stream);
-  detail::LaunchShape shape;
-  shape.bn = cfg.bn;
-  shape.aligned = aligned;
-  // The resident kernel needs the cp.async gather and room for the longest panel.
-  shape.resident = cfg.resident && aligned && cfg.bn == 128 && cfg.block_tile >= 64;
-  if (shape.resident) {
-    shape.smem = smem_bytes(cfg.block_tile, 128, true, a.max_pairs);
-    if (shape.smem > kMaxSmemPerBlock) shape.resident = false;
+  if (const auto* wg = std::get_if<WgmmaConfig>(&launch.kernel)) {
+    if (!b.aligned) return cudaErrorInvalidValue;
+    return a.bf16 ? route_wgmma<__nv_bfloat16>(p, a.panels, block_tile, bn, wg->interleaved_b,
+                                                stream)
+                  : route_wgmma<__half>(p, a.panels, block_tile, bn, wg->interleaved_b, stream);
   }
-  return a.bf16 ? route<__nv_bfloat16>(p, a.panels, cfg.block_tile, shape, stream)
-                : route<__half>(p, a.panels, cfg.block_tile, shape, stream);
+  detail::LaunchShape shape;
+  shape.bn = bn;
+  shape.aligned = b.aligned;
+  shape.resident = std::get<MmaConfig>(launch.kernel).resident;
+  if (shape.resident) {
+    if (launch.resident_smem <= 0 || launch.resident_smem > kMaxSmemPerBlock)
+      return cudaErrorInvalidValue;
+    shape.smem = launch.resident_smem;
+  }
+  return a.bf16 ? route<__nv_bfloat16>(p, a.panels, block_tile, shape, stream)
+                : route<__half>(p, a.panels, block_tile, shape, stream);
 }
 
-cudaError_t spmm_load(int block_tile, bool bf16) {
+cudaError_t spmm_load(int block_tile, bool bf16, bool with_wgmma) {
   cudaError_t err = bf16 ? load<__nv_bfloat16>(block_tile) : load<__half>(block_tile);
+  if (err == cudaSuccess && with_wgmma) {
 #if defined(SPX_SPTC_SM90A)
-  if (err == cudaSuccess && wgmma_fits(block_tile) && current_device_runs_wgmma()) {
     if (block_tile == 64)
       err = bf16 ? detail::load_wgmma<__nv_bfloat16, 64>() : detail::load_wgmma<__half, 64>();
-    else
+    else if (block_tile == 128)
       err = bf16 ? detail::load_wgmma<__nv_bfloat16, 128>() : detail::load_wgmma<__half, 128>();
-  }
+    else
+      err = cudaErrorInvalidValue;
+#else
+    err = cudaErrorInvalidValue;
 #endif
+  }
   cudaFuncAttributes attr;
   if (err == cudaSuccess) err = cudaFuncGetAttributes(&attr, transpose_kernel);
   return err;

@@ -1,5 +1,6 @@
 // Launchers of the SpTC family's kernels (host-callable; no device code here). The arrays the
-// SpMM kernel reads are built by families/sptc/plan/storage.hpp; the configuration by config.hpp.
+// SpMM kernel reads are built by families/sptc/plan/storage.hpp; the configuration and the way a
+// call reads B are decided by families/sptc/plan/choice.hpp (launch_config.hpp).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -7,7 +8,7 @@
 #include <cstdint>
 
 #include "device/args.hpp"
-#include "families/sptc/kernels/config.hpp"
+#include "families/sptc/kernels/launch_config.hpp"
 
 namespace spx::kernels::sptc {
 
@@ -28,24 +29,23 @@ struct SpmmArgs {
   void* workspace = nullptr;             ///< B^T (row-major B) when B is column-major
 };
 
-/// Workspace bytes for B of k x n in `order` (a row-major copy of a column-major B).
-size_t workspace_bytes(int64_t k, int64_t n, spxOrder_t b_order);
+/// Queues the product on `stream` with exactly the kernel and B reading of `launch`: B from the
+/// user's row-major array, or (BSource::kWorkspace) the user's column-major B transposed into
+/// the workspace first at row stride launch.b.ldb. Refuses (cudaErrorInvalidValue) what it
+/// cannot run: the warpgroup kernel in a build without it or with an unaligned B, resident A
+/// with an unaligned B, BN other than 64 / 128, BLOCK_TILE without such an instance, tiles per
+/// block below 1, a transpose without a workspace.
+cudaError_t spmm(const SpmmArgs& args, const SptcLaunch& launch, cudaStream_t stream);
 
-/// Queues the product on `stream`. A row-major B whose rows are 16-byte aligned (ld % 8 == 0,
-/// pointer 16-byte aligned) is gathered with cp.async; any other row-major B element by element;
-/// a column-major B is first transposed into the workspace (row-major, aligned). A resident-A
-/// configuration falls back to the streaming kernel where B is not aligned.
-/// True when a row-major B at `ptr` with leading dimension ld takes the cp.async gather (and a
-/// column-major B always does, through the workspace).
-bool b_aligned(const void* ptr, int64_t ld, spxOrder_t order);
-cudaError_t spmm(const SpmmArgs& args, const SptcConfig& cfg, cudaStream_t stream);
-
-/// Loads every kernel a plan of this block tile may launch and opts them in to their shared
-/// memory (CUDA's lazy loading would otherwise do it, and possibly wait, on the first execute).
-cudaError_t spmm_load(int block_tile, bool bf16);
+/// Loads every kernel a plan of this block tile may launch (with_wgmma: the warpgroup kernels
+/// too, which only a build holding them and a compute capability 9.0 device can) and opts them
+/// in to their shared memory (CUDA's lazy loading would otherwise do it, and possibly wait, on
+/// the first execute).
+cudaError_t spmm_load(int block_tile, bool bf16, bool with_wgmma);
 
 /// True when this build holds the sm_90a warpgroup kernel (wgmma.mma_async.sp) and a device of
-/// compute capability cc_major.cc_minor can run it (9.0 only: sm_90a code runs nowhere else).
+/// compute capability cc_major.cc_minor can run it (9.0 only: sm_90a code runs nowhere else). A
+/// fact of the build for plan::sptc::choose, which decides whether to use it.
 bool wgmma_usable(int cc_major, int cc_minor);
 
 /// dst[i] = slot[i] >= 0 ? src[slot[i]] : 0 over 16-bit elements (spxPlanUpdateValues).
