@@ -52,15 +52,13 @@ class EllSpmm final : public SpmmKernelPlan {
     s.smem_optin = static_cast<int64_t>(p.h.smem_per_block_optin);
     s.all_dense_candidates = p.switches.flag("SPX_ELL_DENSE_CANDIDATES") == 1;
     // The decode kernel's copy of B by the TMA unit (cp.async.bulk, sm_90 code: the library's
-    // device code must run as sm_90 here, code_arch, not only the device be one);
-    // SPX_ELL_STAGE_BULK=0 leaves it to the threads (measurements).
-    s.bulk_copy = p.h.code_arch >= 90 && p.switches.flag("SPX_ELL_STAGE_BULK") != 0;
+    // device code must run as sm_90 here, code_arch, not only the device be one).
+    s.bulk_copy = p.h.code_arch >= 90;
     s.index16 = index16_;
     sm_count_ = s.sm_count;
-    // Programmatic dependent launch of the decode kernel (griddepcontrol, sm_90 and later);
-    // SPX_ELL_PDL=0 turns it off (measurements).
+    // Programmatic dependent launch of the decode kernel (griddepcontrol, sm_90 and later).
     // (griddepcontrol.wait is in sm_90 code only: without it an early start would race.)
-    dependent_launch_ = p.h.code_arch >= 90 && p.switches.flag("SPX_ELL_PDL") != 0;
+    dependent_launch_ = p.h.code_arch >= 90;
     shape_ = s;
     candidates_ = ek::candidate_configs(s);
     // DenseMma multiplies a dense copy of A that the plan keeps (made here and by

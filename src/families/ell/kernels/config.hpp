@@ -108,8 +108,7 @@ struct EllShape {
   /// List DenseMma candidates (and keep the plan's dense A) even where the rule does not pick
   /// it, wherever A is at least 10 % dense: SPX_ELL_DENSE_CANDIDATES=1 (tests, candidate sweeps).
   bool all_dense_candidates = false;
-  /// sm_90 and later: the TMA unit's 1-D bulk copy exists (the plan clears it under
-  /// SPX_ELL_STAGE_BULK=0).
+  /// sm_90 and later: the TMA unit's 1-D bulk copy exists (the library's code runs as sm_90).
   bool bulk_copy = false;
   /// The plan's column indices are 16-bit (families/ell/plan/layout.hpp: k <= 65536); the bulk-copy
   /// kernels are instantiated for those only.

@@ -28,7 +28,7 @@ struct SpmmArgs {
   const void* dense_a = nullptr;
   int sm_count = 132;                ///< SMs of the device (persistent grids)
   /// The decode kernel (staged SlotSplit) launches with programmatic dependent launch: set by
-  /// the plan on sm_90 and later unless SPX_ELL_PDL=0 (families/ell/family.cpp).
+  /// the plan where its code runs as sm_90 or later (families/ell/family.cpp).
   bool dependent_launch = false;
 };
 
