@@ -448,14 +448,13 @@ cudaError_t densify_typed(const SpmmArgs& a, void* out, cudaStream_t stream) {
 }
 
 template <class T>
-cudaError_t gemm_typed(const SpmmArgs& a, const EllConfig& cfg, const void* b_rows, int64_t ldb,
-                       cudaStream_t stream) {
+cudaError_t gemm_typed(const SpmmArgs& a, const DenseMmaConfig& cfg, const CallLaunch& l,
+                       const void* b_rows, int64_t ldb, cudaStream_t stream) {
   const int64_t lda = dense_mma_ld(a.k, static_cast<int>(sizeof(T)));
   const T* dense = static_cast<const T*>(a.dense_a);
   const int32_t* bad = reinterpret_cast<const int32_t*>(dense + a.m * lda);
   const T* b = static_cast<const T*>(b_rows);
-  const bool b_vec = reinterpret_cast<uintptr_t>(b_rows) % 16 == 0 &&
-                     (ldb * static_cast<int64_t>(sizeof(T))) % 16 == 0;
+  const bool b_vec = l.b_vec;
   if (a.k == 0) b = dense;  // no rows of B: every B chunk is zero-filled, never read
   return cfg.tile_rows == 128 ? launch_gemm<T, 128>(a, dense, lda, bad, b, ldb, b_vec, stream)
                               : launch_gemm<T, 64>(a, dense, lda, bad, b, ldb, b_vec, stream);
@@ -487,13 +486,14 @@ cudaError_t densify_dense_a(const SpmmArgs& a, void* dense, cudaStream_t stream)
   return a.half ? densify_typed<__half>(a, dense, stream) : densify_typed<float>(a, dense, stream);
 }
 
-cudaError_t launch_dense_mma(const SpmmArgs& a, const EllConfig& cfg, const void* b_rows,
+cudaError_t launch_dense_mma(const SpmmArgs& a, const EllConfig& launch, const void* b_rows,
                              int64_t ldb, cudaStream_t stream) {
-  if (a.dense_a == nullptr || a.stride % kSlotVector != 0 ||
-      (cfg.tile_rows != 64 && cfg.tile_rows != 128))
+  const auto* c = std::get_if<DenseMmaConfig>(&launch.kernel);
+  if (c == nullptr || a.dense_a == nullptr || a.stride % kSlotVector != 0 ||
+      (c->tile_rows != 64 && c->tile_rows != 128))
     return cudaErrorInvalidValue;
-  return a.half ? gemm_typed<__half>(a, cfg, b_rows, ldb, stream)
-                : gemm_typed<float>(a, cfg, b_rows, ldb, stream);
+  return a.half ? gemm_typed<__half>(a, *c, launch.call, b_rows, ldb, stream)
+                : gemm_typed<float>(a, *c, launch.call, b_rows, ldb, stream);
 }
 
 cudaError_t load_dense_mma(bool half, bool index16, size_t smem_optin) {
