@@ -1,5 +1,6 @@
-// The ELL family's decision (plan/choice.hpp): the configuration rule on representative shapes,
-// the candidates and the time model behind predicted_speedup.
+// The ELL family's decision (plan/choice.hpp, plan/call.hpp): the configuration rule on
+// representative shapes, the candidates, read_overrides and what each SPX_ELL_* switch changes,
+// describe() against what the Decision holds, and the per-call launch choices.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -388,4 +389,194 @@ TEST_CASE("predicted speedup: dense wins at large n and moderate sparsity, spars
   const double wide = speedup(1024, 1024, 16384, 0.6, 4);
   CHECK(wide > 0.7);
   CHECK(wide < 1.4);
+}
+
+TEST_CASE("read_overrides: each SPX_ELL_* switch parsed once, bad values ignored", "[ell]") {
+  spx::dispatch::Switches none;
+  ek::EllOverrides o = ek::read_overrides(none);
+  CHECK(o.force_candidate == -1);
+  CHECK_FALSE(o.dense_candidates);
+  spx::dispatch::Switches sw;
+  sw.set("SPX_ELL_FORCE_CANDIDATE", "3");
+  sw.set("SPX_ELL_DENSE_CANDIDATES", "1");
+  o = ek::read_overrides(sw);
+  CHECK(o.force_candidate == 3);
+  CHECK(o.dense_candidates);
+  sw.set("SPX_ELL_FORCE_CANDIDATE", "three");  // not an integer: as if unset
+  sw.set("SPX_ELL_DENSE_CANDIDATES", "yes");   // not 0 / 1: as if unset
+  o = ek::read_overrides(sw);
+  CHECK(o.force_candidate == -1);
+  CHECK_FALSE(o.dense_candidates);
+  sw.set("SPX_ELL_DENSE_CANDIDATES", "0");
+  CHECK_FALSE(ek::read_overrides(sw).dense_candidates);
+  // Switches the family no longer honours change nothing.
+  spx::dispatch::Switches old;
+  old.set("SPX_ELL_STAGE_BULK", "0");
+  old.set("SPX_ELL_PDL", "0");
+  ek::EllInputs s = paper_shape(4096, 4096, 16, 0.8, 2);
+  s.code_arch = 90;
+  const ek::Decision d = ek::choose(s, ek::read_overrides(old));
+  CHECK(as<ek::SlotStagedConfig>(d.chosen()).bulk_copy);
+  CHECK(d.dependent_launch);
+}
+
+TEST_CASE("choose: the rule's choice first and selected, each override as documented", "[ell]") {
+  const ek::EllInputs s = paper_shape(1024, 1024, 1024, 0.8, 4);  // RowStaged, no DenseMma
+  const ek::Decision d = ek::choose(s, {});
+  REQUIRE(d.candidates.count() > 1);
+  CHECK(d.rule() == ek::choose_config(s));
+  CHECK(d.candidates.items() == ek::candidate_configs(s));
+  CHECK(d.candidates.selected() == 0);
+  CHECK(d.chosen() == d.rule());
+  CHECK_FALSE(d.keeps_dense_a());
+  CHECK(d.dense_a_bytes() == 0);
+  CHECK_FALSE(d.dependent_launch);  // code_arch 0: no griddepcontrol in the code
+  // SPX_ELL_FORCE_CANDIDATE=i: the plan starts on candidate i; out of range: ignored.
+  ek::EllOverrides force;
+  force.force_candidate = d.candidates.count() - 1;
+  const ek::Decision forced = ek::choose(s, force);
+  CHECK(forced.candidates.selected() == d.candidates.count() - 1);
+  CHECK(forced.chosen() == d.candidates.at(d.candidates.count() - 1));
+  CHECK(forced.rule() == d.rule());
+  force.force_candidate = d.candidates.count();
+  CHECK(ek::choose(s, force).candidates.selected() == 0);
+  // SPX_ELL_DENSE_CANDIDATES=1: both DenseMma tile heights join the candidates (A >= 10 %
+  // dense), the rule's choice stays first, and the plan keeps the dense A.
+  ek::EllOverrides dense;
+  dense.dense_candidates = true;
+  const ek::Decision with_dense = ek::choose(s, dense);
+  int n_dense = 0;
+  for (const auto& c : with_dense.candidates.items())
+    n_dense += std::holds_alternative<ek::DenseMmaConfig>(c);
+  CHECK(n_dense == 2);
+  CHECK(with_dense.rule() == d.rule());
+  CHECK(with_dense.keeps_dense_a());
+  CHECK(with_dense.dense_a_bytes() == ek::dense_mma_a_bytes(1024, 1024, 4));
+  // ... not where A is less than 10 % dense.
+  CHECK_FALSE(ek::choose(paper_shape(1024, 1024, 1024, 0.95, 4), dense).keeps_dense_a());
+  // sm_90 code: the decode kernel launches with programmatic dependent launch.
+  ek::EllInputs decode = paper_shape(4096, 4096, 8, 0.9, 2);
+  decode.code_arch = 90;
+  CHECK(ek::choose(decode, {}).dependent_launch);
+}
+
+TEST_CASE("describe: plan info's text is the chosen configuration and the inputs", "[ell]") {
+  ek::EllInputs s = paper_shape(4096, 4096, 16, 0.8, 2);
+  s.a_type = SPX_R_16F;
+  s.c_type = SPX_R_32F;
+  s.c_order = SPX_ORDER_COL;
+  s.overflow = 12;
+  s.code_arch = 90;
+  ek::Decision d = ek::choose(s, {});
+  const auto& c = as<ek::SlotStagedConfig>(d.chosen());
+  CHECK(d.describe() == "slot_split lanes=" + std::to_string(c.lanes) + " nt=16 B in smem by bulk copy" +
+                            " (by threads when ld != n or B unaligned)" +
+                            "; A 16F ELL w=819 idx16, overflow 12 entries; B row, C 32F col");
+  CHECK(d.describe() == d.describe(d.candidates.selected()));
+  CHECK(std::string(ek::Decision::kernel()) == "ell_uspmm");
+  // Every candidate's text starts with its own configuration; selecting one changes describe().
+  for (int i = 0; i < d.candidates.count(); ++i) {
+    const std::string text = d.describe(i);
+    CHECK(text.rfind(ek::describe(d.candidates.at(i)), 0) == 0);
+    CHECK(text.find("; A 16F ELL w=819 idx16") != std::string::npos);
+  }
+  d.candidates.select(1);
+  CHECK(d.describe() == d.describe(1));
+  CHECK(d.describe() != d.describe(0));
+  // Each kind's words, and the dense A's size where the plan keeps one.
+  ek::EllInputs big = paper_shape(1024, 1024, 16384, 0.6, 4);
+  big.b_row_major = false;
+  big.index16 = false;
+  const ek::Decision dm = ek::choose(big, {});
+  REQUIRE(std::holds_alternative<ek::DenseMmaConfig>(dm.chosen()));
+  CHECK(dm.describe() ==
+        "dense_mma rows=128 A densified, mma.sync, B^T in workspace; A 32F ELL w=410 idx32, "
+        "overflow 0 entries; B col, C 32F row; dense A for DenseMma kept in the plan (4.0 MiB)");
+  ek::RowTileConfig tile;
+  tile.vn = 4;
+  tile.col_lanes = 16;
+  tile.splits = 2;
+  CHECK(ek::describe(tile) == "row_tile vn=4 lanes=16 splits=2");
+  ek::RowStagedConfig rs;
+  rs.warps = 32;
+  rs.transpose_b = true;
+  CHECK(ek::describe(rs) == "row_staged warps=32 B rows of 128 B in smem, B^T in workspace");
+  ek::RowMmaConfig mma;
+  mma.splits = 4;
+  CHECK(ek::describe(mma) == "row_mma cols=64 splits=4 B in smem, mma.sync");
+  ek::SlotSplitConfig global;
+  global.lanes = 8;
+  global.nt = 4;
+  CHECK(ek::describe(global) == "slot_split lanes=8 nt=4");
+  ek::SlotStagedConfig parts;
+  parts.nt = 16;
+  parts.col_parts = 2;
+  CHECK(ek::describe(parts) == "slot_split lanes=32 nt=16 parts=2 B in smem");
+}
+
+TEST_CASE("decide_call: B's alignment and leading dimension, per call", "[ell]") {
+  alignas(64) static unsigned char b[64];
+  const void* b16 = b;       // 16-byte aligned
+  const void* b2 = b + 2;    // 2-byte aligned only
+  void* ws = b + 32;
+  ek::EllInputs s = paper_shape(4096, 1000, 16, 0.8, 2);
+  s.code_arch = 90;
+  ek::SlotStagedConfig st;
+  st.nt = 16;
+  st.lanes = 16;
+  st.bulk_copy = true;
+  const ek::EllOccupancy occ{2, 3};
+  // ld == n == NT and aligned: the TMA unit copies; per_sm of the bulk-copy kernel.
+  auto l = ek::decide_call(st, s, {b16, 16, nullptr}, occ);
+  CHECK(l.staged.bulk);
+  CHECK(l.per_sm == 3);
+  CHECK(l.staged.threads == 512);  // 32-byte rows
+  CHECK(l.staged.b_vec);
+  CHECK(l.staged.async);  // (threads' copy) whole rows, 31 KiB: cp.async
+  {
+    ek::EllInputs big = s;  // 128 KiB of whole rows: 16-byte loads and stores
+    big.k = 4096;
+    CHECK_FALSE(ek::decide_call(st, big, {b16, 16, nullptr}, occ).staged.async);
+  }
+  // A wider ld: the threads copy (16-byte pieces, no cp.async: the chunk is not contiguous).
+  l = ek::decide_call(st, s, {b16, 24, nullptr}, occ);
+  CHECK_FALSE(l.staged.bulk);
+  CHECK(l.per_sm == 2);
+  CHECK(l.staged.b_vec);
+  CHECK_FALSE(l.staged.async);
+  // Unaligned B: neither the bulk copy nor 16-byte pieces.
+  l = ek::decide_call(st, s, {b2, 16, nullptr}, occ);
+  CHECK_FALSE(l.staged.bulk);
+  CHECK_FALSE(l.staged.b_vec);
+  // The configuration without the bulk copy never takes it.
+  st.bulk_copy = false;
+  CHECK_FALSE(ek::decide_call(st, s, {b16, 16, nullptr}, occ).staged.bulk);
+  // The global SlotSplit: vector loads of NT columns where B and its rows are aligned to them.
+  ek::SlotSplitConfig g;
+  g.nt = 16;
+  CHECK(ek::decide_call(g, s, {b16, 16, nullptr}, occ).b_vec);
+  CHECK_FALSE(ek::decide_call(g, s, {b16, 20, nullptr}, occ).b_vec);
+  CHECK_FALSE(ek::decide_call(g, s, {b2, 16, nullptr}, occ).b_vec);
+  // Row kernels: a column-major B is read as B^T from the workspace (rows of bt_ld(n)).
+  ek::EllInputs wide = paper_shape(1024, 1024, 100, 0.8, 4);
+  wide.b_row_major = false;
+  ek::RowStagedConfig rs;
+  rs.transpose_b = true;
+  l = ek::decide_call(rs, wide, {b2, 1024, ws}, occ);
+  CHECK(l.transpose);
+  CHECK(l.b_rows == ws);
+  CHECK(l.ldb == 104);
+  CHECK(l.b_vec);
+  CHECK(l.per_sm == 2);
+  wide.k = 0;  // no rows of B: nothing to transpose or read
+  l = ek::decide_call(rs, wide, {b2, 1024, ws}, occ);
+  CHECK_FALSE(l.transpose);
+  CHECK(l.b_rows == nullptr);
+  // RowTile: loads of vn elements.
+  ek::RowTileConfig tile;
+  tile.vn = 2;  // 8 bytes of fp32
+  wide.b_row_major = true;
+  wide.k = 1024;
+  CHECK(ek::decide_call(tile, wide, {b + 8, 2, nullptr}, occ).b_vec);
+  CHECK_FALSE(ek::decide_call(tile, wide, {b + 4, 2, nullptr}, occ).b_vec);
 }
