@@ -9,76 +9,67 @@
 #include "runtime/log.hpp"
 #include "families/operands.hpp"
 #include "families/structure.hpp"
-#include "families/ell/kernels/config.hpp"
 #include "families/ell/kernels/ell.hpp"
-#include "families/ell/plan/predict.hpp"
+#include "families/ell/plan/call.hpp"
+#include "families/ell/plan/choice.hpp"
 #include "families/ell/plan/layout.hpp"
+#include "families/ell/plan/predict.hpp"
 
 namespace spx::dispatch {
 namespace {
 
 namespace ek = kernels::ell;
 
+/// What the rule looks at, from the problem and the planned layout.
+plan::EllInputs inputs_of(const SpmmProblem& p, const plan::EllLayout& l) {
+  plan::EllInputs s;
+  s.m = l.rows;
+  s.k = l.cols;
+  s.n = p.B.cols;
+  s.width = l.width;
+  s.value_bytes = p.A.type == SPX_R_16F ? 2 : 4;
+  s.b_row_major = p.B.order == SPX_ORDER_ROW;
+  s.sm_count = p.h.sm_count > 0 ? p.h.sm_count : 132;
+  s.smem_optin = static_cast<int64_t>(p.h.smem_per_block_optin);
+  s.code_arch = p.h.code_arch;
+  s.index16 = l.index16;
+  s.nnz = l.nnz;
+  s.overflow = l.overflow;
+  s.a_type = p.A.type;
+  s.c_type = p.C.type;
+  s.c_order = p.C.order;
+  return s;
+}
+
 class EllSpmm final : public SpmmKernelPlan {
  public:
-  EllSpmm(const SpmmProblem& p, const plan::EllLayout& l) {
-    half_ = p.A.type == SPX_R_16F;
-    index16_ = l.index16;
-    m_ = l.rows;
-    k_ = l.cols;
-    n_ = p.B.cols;
-    width_ = l.width;
+  EllSpmm(const SpmmProblem& p, const plan::EllLayout& l)
+      : decision_(plan::choose(inputs_of(p, l), plan::read_overrides(p.switches))) {
+    const plan::EllInputs& s = decision_.inputs;
+    half_ = s.value_bytes == 2;
     stride_ = l.stride;
     slots_ = l.slots();
     alloc_slots_ = static_cast<int64_t>(l.col.size());  // slots + the overrun pad
-    overflow_ = l.overflow;
-    device::check(ek::spmm_load(half_, index16_, p.h.smem_per_block_optin),
+    device::check(ek::spmm_load(half_, s.index16, p.h.smem_per_block_optin),
                   "loading the ELL SpMM kernels");
     device::check(ek::pack_values_load(), "loading the ELL value packing kernel");
-    indices_ = index16_ ? device::upload(l.col16(), p.h.stream) : device::upload(l.col, p.h.stream);
+    // Occupancy of every candidate's persistent kernel, asked once here (not per launch).
+    for (const ek::KernelConfig& c : decision_.candidates.items()) {
+      plan::EllOccupancy o;
+      o.per_sm = ek::resident_blocks(c, half_, s.index16, s.k, false);
+      if (const auto* st = std::get_if<ek::SlotStagedConfig>(&c); st != nullptr && st->bulk_copy)
+        o.bulk = ek::resident_blocks(c, half_, s.index16, s.k, true);
+      occupancy_.push_back(o);
+    }
+    indices_ = s.index16 ? device::upload(l.col16(), p.h.stream) : device::upload(l.col, p.h.stream);
     row_len_ = device::upload(l.row_len, p.h.stream);
     if (!l.tail_ptr.empty()) tail_ptr_ = device::upload(l.tail_ptr, p.h.stream);
     slot_map_ = device::upload(l.src_slot, p.h.stream);
     values_ = device::Buffer(static_cast<size_t>(alloc_slots_) * (half_ ? 2 : 4));
-
-    ek::EllShape s;
-    s.m = m_;
-    s.k = k_;
-    s.n = n_;
-    s.width = width_;
-    s.value_bytes = half_ ? 2 : 4;
-    s.b_row_major = p.B.order == SPX_ORDER_ROW;
-    s.sm_count = p.h.sm_count > 0 ? p.h.sm_count : 132;
-    s.smem_optin = static_cast<int64_t>(p.h.smem_per_block_optin);
-    s.all_dense_candidates = p.switches.flag("SPX_ELL_DENSE_CANDIDATES") == 1;
-    // The decode kernel's copy of B by the TMA unit (cp.async.bulk, sm_90 code: the library's
-    // device code must run as sm_90 here, code_arch, not only the device be one);
-    // SPX_ELL_STAGE_BULK=0 leaves it to the threads (measurements).
-    s.bulk_copy = p.h.code_arch >= 90 && p.switches.flag("SPX_ELL_STAGE_BULK") != 0;
-    s.index16 = index16_;
-    sm_count_ = s.sm_count;
-    // Programmatic dependent launch of the decode kernel (griddepcontrol, sm_90 and later);
-    // SPX_ELL_PDL=0 turns it off (measurements).
-    // (griddepcontrol.wait is in sm_90 code only: without it an early start would race.)
-    dependent_launch_ = p.h.code_arch >= 90 && p.switches.flag("SPX_ELL_PDL") != 0;
-    shape_ = s;
-    candidates_ = ek::candidate_configs(s);
     // DenseMma multiplies a dense copy of A that the plan keeps (made here and by
     // spxPlanUpdateValues, like the packed values): executes only run the GEMM.
-    if (std::any_of(candidates_.begin(), candidates_.end(), [](const ek::EllConfig& c) {
-          return c.kind == ek::KernelKind::DenseMma;
-        }))
-      dense_a_ = device::Buffer(static_cast<size_t>(ek::dense_mma_a_bytes(m_, k_, half_ ? 2 : 4)));
-    if (const int64_t force = p.switches.index("SPX_ELL_FORCE_CANDIDATE", candidate_count());
-        force >= 0)
-      selected_ = static_cast<int>(force);
-    suffix_ =
-        strf("; A %s ELL w=%lld idx%d, overflow %lld entries; B %s, C %s %s", dtype::name(p.A.type),
-             static_cast<long long>(width_), index16_ ? 16 : 32, static_cast<long long>(overflow_),
-             order_name(p.B.order), dtype::name(p.C.type), order_name(p.C.order));
-    if (dense_a_.bytes() > 0)
-      suffix_ += strf("; dense A for DenseMma kept in the plan (%.1f MiB)",
-                      static_cast<double>(dense_a_.bytes()) / (1 << 20));
+    if (decision_.dense_a_bytes() > 0)
+      dense_a_ = device::Buffer(static_cast<size_t>(decision_.dense_a_bytes()));
     update_values(p.h, p.A);
     device::check(cudaStreamSynchronize(p.h.stream), "packing A's values into the ELL plan");
   }
@@ -90,7 +81,12 @@ class EllSpmm final : public SpmmKernelPlan {
     a.C = view_of(call.C);
     a.scalars = scalars_of(h, call.alpha, call.beta, false);
     a.workspace = call.workspace;
-    device::check(ek::spmm(a, candidates_[selected_], h.stream), "launching the ELL SpMM kernel");
+    const int c = decision_.candidates.selected();
+    const ek::KernelConfig& cfg = decision_.candidates.at(c);
+    const ek::EllConfig launch{cfg, plan::decide_call(cfg, decision_.inputs,
+                                                      {call.B.values, call.B.ld, call.workspace},
+                                                      occupancy_[c])};
+    device::check(ek::spmm(a, launch, h.stream), "launching the ELL SpMM kernel");
   }
 
   void update_values(const spxContext& h, const spxSpMatDescr& A) override {
@@ -107,48 +103,42 @@ class EllSpmm final : public SpmmKernelPlan {
                     "launching the ELL densify kernel (DenseMma's dense A)");
   }
 
-  int candidate_count() const override { return static_cast<int>(candidates_.size()); }
-  int selected() const override { return selected_; }
-  void select(int c) override {
-    SPX_EXPECTS(c >= 0 && c < candidate_count(), SPX_STATUS_INTERNAL_ERROR,
-                "ELL candidate %d out of range", c);
-    selected_ = c;
-  }
-  std::string describe(int c) const override { return candidates_.at(c).describe() + suffix_; }
-  size_t workspace_bytes() const override {
-    size_t bytes = 0;
-    for (const ek::EllConfig& c : candidates_)
-      bytes = std::max(bytes, ek::workspace_bytes(c, k_, n_, half_));
-    return bytes;
-  }
+  int candidate_count() const override { return decision_.candidates.count(); }
+  int selected() const override { return decision_.candidates.selected(); }
+  void select(int c) override { decision_.candidates.select(c); }
+  std::string describe(int c) const override { return decision_.describe(c); }
+  size_t workspace_bytes() const override { return decision_.workspace_bytes(); }
+  const plan::Decision& decision() const { return decision_; }
 
   /// Dense cuBLAS time over this plan's, both from the model in families/ell/plan/predict.hpp (fitted
   /// to H100 measurements), for the selected configuration.
-  double predicted_speedup(const plan::EllLayout& l, spxDataType_t c_type) const {
-    ek::EllWork w;
+  double predicted_speedup() const {
+    const plan::EllInputs& s = decision_.inputs;
+    plan::EllWork w;
     w.slots = slots_;
-    w.nnz = l.nnz;
-    w.index_bytes = index16_ ? 2 : 4;
-    w.out_bytes = c_type == SPX_R_16F ? 2 : 4;
-    return ek::predict_dense_us(shape_, w.out_bytes) /
-           ek::predict_sparse_us(shape_, candidates_[selected_], w);
+    w.nnz = s.nnz;
+    w.index_bytes = s.index16 ? 2 : 4;
+    w.out_bytes = s.c_type == SPX_R_16F ? 2 : 4;
+    return plan::predict_dense_us(s, w.out_bytes) /
+           plan::predict_sparse_us(s, decision_.chosen(), w);
   }
 
   /// The kernels' arguments that describe A (the plan's arrays); a call adds B, C and n.
   ek::SpmmArgs a_side() const {
+    const plan::EllInputs& s = decision_.inputs;
     ek::SpmmArgs a;
-    a.m = m_;
-    a.k = k_;
+    a.m = s.m;
+    a.k = s.k;
     a.stride = stride_;
     a.values = values_.get();
     a.indices = indices_.get();
     a.row_len = row_len_.as<int32_t>();
     a.tail_ptr = tail_ptr_.as<int32_t>();
     a.half = half_;
-    a.index16 = index16_;
+    a.index16 = s.index16;
     a.dense_a = dense_a_.get();
-    a.sm_count = sm_count_;
-    a.dependent_launch = dependent_launch_;
+    a.sm_count = s.sm_count;
+    a.dependent_launch = decision_.dependent_launch;
     return a;
   }
 
@@ -160,17 +150,12 @@ class EllSpmm final : public SpmmKernelPlan {
   int64_t slots() const { return slots_; }
 
  private:
-  bool half_ = false, index16_ = false;
-  int64_t m_ = 0, k_ = 0, n_ = 0, width_ = 0, stride_ = 0, slots_ = 0, alloc_slots_ = 0,
-          overflow_ = 0;
-  int sm_count_ = 132;
-  bool dependent_launch_ = false;
+  plan::Decision decision_;  ///< the one decision (plan/choice.hpp), made here at analyze
+  std::vector<plan::EllOccupancy> occupancy_;  ///< per candidate (plan/call.hpp)
+  bool half_ = false;
+  int64_t stride_ = 0, slots_ = 0, alloc_slots_ = 0;
   device::Buffer values_, indices_, row_len_, tail_ptr_, slot_map_;
   device::Buffer dense_a_;  ///< DenseMma: A densified (+ row flags); empty without that candidate
-  ek::EllShape shape_;
-  std::vector<ek::EllConfig> candidates_;
-  int selected_ = 0;
-  std::string suffix_;
 };
 
 }  // namespace
@@ -196,12 +181,12 @@ std::unique_ptr<SpmmKernelPlan> build_ell_spmm(const SpmmProblem& p, spxPlanInfo
   const plan::EllLayout layout = plan::plan_ell_layout(to_csr(p.A, download_structure(p.h, p.A)));
   auto k = std::make_unique<EllSpmm>(p, layout);
   info.family = SPX_SPMM_ALG_ELL;
-  std::snprintf(info.kernel, sizeof(info.kernel), "ell_uspmm");
-  std::snprintf(info.config, sizeof(info.config), "%s", k->describe(k->selected()).c_str());
+  std::snprintf(info.kernel, sizeof(info.kernel), "%s", plan::Decision::kernel());
+  std::snprintf(info.config, sizeof(info.config), "%s", k->decision().describe().c_str());
   info.metadata_bytes = k->metadata_bytes();
   info.values_bytes = k->values_bytes();
   info.padded_nnz = k->slots();
-  info.predicted_speedup = k->predicted_speedup(layout, p.C.type);
+  info.predicted_speedup = k->predicted_speedup();
   return k;
 }
 

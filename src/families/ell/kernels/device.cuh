@@ -128,30 +128,36 @@ namespace spx::kernels::ell {
 
 namespace detail {
 /// Blocks of `kernel` that fit on one SM with this block size and dynamic shared memory (the
-/// occupancy query, cached per (kernel, threads, bytes): it is not free, and spxSpMM's host path
-/// is what decode shapes wait on).
-int resident_blocks(const void* kernel, int threads, size_t smem);
+/// occupancy query; 0 when it fails). Asked at analyze (resident_blocks in ell.hpp), never
+/// per launch.
+int occupancy(const void* kernel, int threads, size_t smem);
 /// Loads `kernel` now (cudaFuncGetAttributes; otherwise its module loads lazily, on the first
 /// execute) and, when `smem_optin` > 0, lets it use that many bytes of dynamic shared memory.
 cudaError_t load_kernel(const void* kernel, size_t smem_optin);
 }  // namespace detail
 
-// Per-kernel launchers (spmm_slot*.cu, spmm_row*.cu), dispatched by spmm() in spmm_launch.cu.
+// Per-kernel launchers (spmm_slot*.cu, spmm_row*.cu), dispatched by spmm() in spmm_launch.cu:
+// each takes its kernel's configuration in cfg.kernel (another kind: refused) and the call's
+// choices in cfg.call, launches, or refuses with a cudaError. b_rows / ldb: B's rows as the row
+// kernels read them (cfg.call's: the user's B, or B^T in the workspace).
 cudaError_t launch_slot_split(const SpmmArgs& a, const EllConfig& cfg, cudaStream_t stream);
 cudaError_t load_slot_split(bool half, bool index16, size_t smem_optin);
 cudaError_t launch_slot_staged(const SpmmArgs& a, const EllConfig& cfg, cudaStream_t stream);
 cudaError_t load_slot_staged(bool half, bool index16, size_t smem_optin);
+int slot_staged_occupancy(const SlotStagedConfig& cfg, bool half, bool index16, int64_t k,
+                          bool bulk);
 cudaError_t launch_row_staged(const SpmmArgs& a, const EllConfig& cfg, const void* b_rows,
                               int64_t ldb, cudaStream_t stream);
 cudaError_t load_row_staged(bool half, bool index16, size_t smem_optin);
+int row_staged_occupancy(const RowStagedConfig& cfg, bool half, bool index16, int64_t k);
 cudaError_t launch_row_mma(const SpmmArgs& a, const EllConfig& cfg, const void* b_rows, int64_t ldb,
                            cudaStream_t stream);
 cudaError_t load_row_mma(bool half, bool index16, size_t smem_optin);
+int row_mma_occupancy(const RowMmaConfig& cfg, bool index16, int64_t k);
 /// DenseMma: the tensor-core GEMM of the plan's dense A (a.dense_a, densify_dense_a) with B.
 cudaError_t launch_dense_mma(const SpmmArgs& a, const EllConfig& cfg, const void* b_rows,
                              int64_t ldb, cudaStream_t stream);
 cudaError_t load_dense_mma(bool half, bool index16, size_t smem_optin);
-/// b_rows: B as row-major rows (the user's B, or B^T in the workspace) with leading dimension ldb.
 cudaError_t launch_row_tile(const SpmmArgs& a, const EllConfig& cfg, const void* b_rows,
                             int64_t ldb, cudaStream_t stream);
 cudaError_t load_row_tile(bool half, bool index16);

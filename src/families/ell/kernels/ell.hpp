@@ -1,5 +1,7 @@
 // Launchers of the ELL family's kernels (host-callable; no device code here). The layout the
-// kernels read is planned by families/ell/plan/layout.hpp; the configuration by config.hpp.
+// kernels read is planned by families/ell/plan/layout.hpp, the configuration by
+// plan/choice.hpp, the per-call launch (CallLaunch) by plan/call.hpp: a launcher launches what
+// it is given, or refuses it (a cudaError), and decides nothing.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -27,13 +29,10 @@ struct SpmmArgs {
   /// DenseMma: the plan's densified A and its row flags (densify_dense_a), NULL otherwise.
   const void* dense_a = nullptr;
   int sm_count = 132;                ///< SMs of the device (persistent grids)
-  /// The decode kernel (staged SlotSplit) launches with programmatic dependent launch: set by
-  /// the plan on sm_90 and later unless SPX_ELL_PDL=0 (families/ell/family.cpp).
+  /// The decode kernel (staged SlotSplit) launches with programmatic dependent launch: the
+  /// plan's Decision (plan/choice.hpp: sm_90 code and later).
   bool dependent_launch = false;
 };
-
-/// Workspace bytes a configuration needs (B^T for a column-major B).
-size_t workspace_bytes(const EllConfig& cfg, int64_t k, int64_t n, bool half);
 
 /// DenseMma's operand, kept in the plan: A (values, indices, row lengths and HYB tail of `args`)
 /// summed into a dense m x dense_mma_ld(k) array followed by m int32 row flags (a non-finite
@@ -41,7 +40,14 @@ size_t workspace_bytes(const EllConfig& cfg, int64_t k, int64_t n, bool half);
 /// Analyze and spxPlanUpdateValues run it; executes only read it.
 cudaError_t densify_dense_a(const SpmmArgs& args, void* dense, cudaStream_t stream);
 
-cudaError_t spmm(const SpmmArgs& args, const EllConfig& cfg, cudaStream_t stream);
+/// Launches `launch.kernel` with this call's choices `launch.call` (plan/call.hpp:
+/// decide_call); a column-major B is first transposed into args.workspace where the call says so.
+cudaError_t spmm(const SpmmArgs& args, const EllConfig& launch, cudaStream_t stream);
+
+/// Blocks of the kernel `cfg` launches (`bulk`: the staged SlotSplit's bulk-copy kernel) that
+/// fit on one SM (the occupancy query), for persistent grids; 0 for the other kernels. The plan
+/// asks once per candidate at analyze (after spmm_load) and passes it in CallLaunch::per_sm.
+int resident_blocks(const KernelConfig& cfg, bool half, bool index16, int64_t k, bool bulk);
 
 /// Loads every SpMM kernel a plan of this value/index type may launch (CUDA lazy loading would
 /// otherwise load them, and possibly wait for the device, on the first execute).

@@ -16,7 +16,7 @@
 //      fragments, one mma m16n8k16 per 16 x 8 x 16. fp32: mma m16n8k8 tf32; each operand x is split
 //      into big = tf32(x) and small = tf32(x - big); a*b is taken as a_s*b_b + a_b*b_s + a_b*b_b
 //      (the small products first), error <= ~3 * 2^-22 |a b| per product instead of TF32's 2^-11
-//      (tests/gpu/test_ell.cpp derives the tolerance).
+//      (tests/families/ell/test_ell.cpp derives the tolerance).
 // Zeros of A must not meet B's Inf / NaN (a sparse product never multiplies them): a block whose
 // B tile holds a non-finite value (fp32: a NaN small part, Inf - Inf; fp16: b * 0 is NaN) or
 // whose rows are flagged computes its tile again slot by slot, as the sparse kernels do, before
@@ -448,14 +448,13 @@ cudaError_t densify_typed(const SpmmArgs& a, void* out, cudaStream_t stream) {
 }
 
 template <class T>
-cudaError_t gemm_typed(const SpmmArgs& a, const EllConfig& cfg, const void* b_rows, int64_t ldb,
-                       cudaStream_t stream) {
+cudaError_t gemm_typed(const SpmmArgs& a, const DenseMmaConfig& cfg, const CallLaunch& l,
+                       const void* b_rows, int64_t ldb, cudaStream_t stream) {
   const int64_t lda = dense_mma_ld(a.k, static_cast<int>(sizeof(T)));
   const T* dense = static_cast<const T*>(a.dense_a);
   const int32_t* bad = reinterpret_cast<const int32_t*>(dense + a.m * lda);
   const T* b = static_cast<const T*>(b_rows);
-  const bool b_vec = reinterpret_cast<uintptr_t>(b_rows) % 16 == 0 &&
-                     (ldb * static_cast<int64_t>(sizeof(T))) % 16 == 0;
+  const bool b_vec = l.b_vec;
   if (a.k == 0) b = dense;  // no rows of B: every B chunk is zero-filled, never read
   return cfg.tile_rows == 128 ? launch_gemm<T, 128>(a, dense, lda, bad, b, ldb, b_vec, stream)
                               : launch_gemm<T, 64>(a, dense, lda, bad, b, ldb, b_vec, stream);
@@ -487,13 +486,14 @@ cudaError_t densify_dense_a(const SpmmArgs& a, void* dense, cudaStream_t stream)
   return a.half ? densify_typed<__half>(a, dense, stream) : densify_typed<float>(a, dense, stream);
 }
 
-cudaError_t launch_dense_mma(const SpmmArgs& a, const EllConfig& cfg, const void* b_rows,
+cudaError_t launch_dense_mma(const SpmmArgs& a, const EllConfig& launch, const void* b_rows,
                              int64_t ldb, cudaStream_t stream) {
-  if (a.dense_a == nullptr || a.stride % kSlotVector != 0 ||
-      (cfg.tile_rows != 64 && cfg.tile_rows != 128))
+  const auto* c = std::get_if<DenseMmaConfig>(&launch.kernel);
+  if (c == nullptr || a.dense_a == nullptr || a.stride % kSlotVector != 0 ||
+      (c->tile_rows != 64 && c->tile_rows != 128))
     return cudaErrorInvalidValue;
-  return a.half ? gemm_typed<__half>(a, cfg, b_rows, ldb, stream)
-                : gemm_typed<float>(a, cfg, b_rows, ldb, stream);
+  return a.half ? gemm_typed<__half>(a, *c, launch.call, b_rows, ldb, stream)
+                : gemm_typed<float>(a, *c, launch.call, b_rows, ldb, stream);
 }
 
 cudaError_t load_dense_mma(bool half, bool index16, size_t smem_optin) {

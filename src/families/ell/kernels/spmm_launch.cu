@@ -1,33 +1,15 @@
-// spmm(): the one entry the plan calls; routes a configuration to its kernel (and, for RowTile /
-// RowStaged over a column-major B, the transpose into the workspace first).
-#include <mutex>
-#include <vector>
-
+// spmm(): the one entry the plan calls; routes a configuration to its launcher (and, where the
+// call's CallLaunch says so, transposes a column-major B into the workspace first).
 #include "families/ell/kernels/device.cuh"
 
 namespace spx::kernels::ell {
 
 namespace detail {
 
-int resident_blocks(const void* kernel, int threads, size_t smem) {
-  struct Entry {
-    const void* kernel;
-    int threads;
-    size_t smem;
-    int blocks;
-  };
-  static std::mutex mutex;
-  static std::vector<Entry> cache;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    for (const Entry& e : cache)
-      if (e.kernel == kernel && e.threads == threads && e.smem == smem) return e.blocks;
-  }
+int occupancy(const void* kernel, int threads, size_t smem) {
   int blocks = 0;
   if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, smem) != cudaSuccess)
     return 0;
-  std::lock_guard<std::mutex> lock(mutex);
-  cache.push_back({kernel, threads, smem, blocks});
   return blocks;
 }
 
@@ -42,35 +24,35 @@ cudaError_t load_kernel(const void* kernel, size_t smem_optin) {
 
 }  // namespace detail
 
-namespace {
-
-/// Row stride of B^T in the workspace: n rounded up so every row starts 16 B aligned.
-int64_t bt_ld(int64_t n) { return (n + 7) / 8 * 8; }
-
-}  // namespace
-
-size_t workspace_bytes(const EllConfig& cfg, int64_t k, int64_t n, bool half) {
-  if (cfg.kind == KernelKind::SlotSplit || !cfg.transpose_b) return 0;
-  return static_cast<size_t>(k) * static_cast<size_t>(bt_ld(n)) * (half ? 2 : 4);
+int resident_blocks(const KernelConfig& cfg, bool half, bool index16, int64_t k, bool bulk) {
+  if (const auto* c = std::get_if<SlotStagedConfig>(&cfg))
+    return slot_staged_occupancy(*c, half, index16, k, bulk);
+  if (const auto* c = std::get_if<RowStagedConfig>(&cfg))
+    return row_staged_occupancy(*c, half, index16, k);
+  if (const auto* c = std::get_if<RowMmaConfig>(&cfg))
+    return half ? row_mma_occupancy(*c, index16, k) : 0;
+  return 0;
 }
 
-cudaError_t spmm(const SpmmArgs& a, const EllConfig& cfg, cudaStream_t stream) {
+cudaError_t spmm(const SpmmArgs& a, const EllConfig& launch, cudaStream_t stream) {
   if (a.m == 0 || a.n == 0) return cudaSuccess;
-  if (cfg.kind == KernelKind::SlotSplit) return launch_slot_split(a, cfg, stream);
-  auto rows = [&](const void* b_rows, int64_t ldb) {
-    if (cfg.kind == KernelKind::RowMma) return launch_row_mma(a, cfg, b_rows, ldb, stream);
-    if (cfg.kind == KernelKind::DenseMma) return launch_dense_mma(a, cfg, b_rows, ldb, stream);
-    return cfg.kind == KernelKind::RowStaged ? launch_row_staged(a, cfg, b_rows, ldb, stream)
-                                             : launch_row_tile(a, cfg, b_rows, ldb, stream);
-  };
-  if (!cfg.transpose_b) return rows(a.B.ptr, a.B.ld);
-  if (a.B.order != SPX_ORDER_COL) return cudaErrorInvalidValue;
-  if (a.k == 0) return rows(nullptr, bt_ld(a.n));  // no slots: no B
-  if (a.workspace == nullptr) return cudaErrorInvalidValue;
-  void* bt = a.workspace;
-  const cudaError_t err = launch_transpose(a.B, a.k, a.n, a.half, bt, bt_ld(a.n), stream);
-  if (err != cudaSuccess) return err;
-  return rows(bt, bt_ld(a.n));
+  const KernelConfig& cfg = launch.kernel;
+  const CallLaunch& l = launch.call;
+  if (std::holds_alternative<SlotSplitConfig>(cfg)) return launch_slot_split(a, launch, stream);
+  if (std::holds_alternative<SlotStagedConfig>(cfg)) return launch_slot_staged(a, launch, stream);
+  if (l.transpose) {
+    if (a.B.order != SPX_ORDER_COL || a.workspace == nullptr || l.b_rows != a.workspace)
+      return cudaErrorInvalidValue;
+    const cudaError_t err = launch_transpose(a.B, a.k, a.n, a.half, a.workspace, l.ldb, stream);
+    if (err != cudaSuccess) return err;
+  }
+  if (std::holds_alternative<RowMmaConfig>(cfg))
+    return launch_row_mma(a, launch, l.b_rows, l.ldb, stream);
+  if (std::holds_alternative<DenseMmaConfig>(cfg))
+    return launch_dense_mma(a, launch, l.b_rows, l.ldb, stream);
+  if (std::holds_alternative<RowStagedConfig>(cfg))
+    return launch_row_staged(a, launch, l.b_rows, l.ldb, stream);
+  return launch_row_tile(a, launch, l.b_rows, l.ldb, stream);
 }
 
 cudaError_t spmm_load(bool half, bool index16, size_t smem_optin) {

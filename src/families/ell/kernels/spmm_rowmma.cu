@@ -312,8 +312,8 @@ const void* kernel_of(bool index16) {
 }
 
 template <int kTiles>
-cudaError_t launch_tiles(const SpmmArgs& a, const EllConfig& cfg, const void* b_rows, int64_t ldb,
-                         cudaStream_t stream) {
+cudaError_t launch_tiles(const SpmmArgs& a, const RowMmaConfig& cfg, const CallLaunch& l,
+                         const void* b_rows, int64_t ldb, cudaStream_t stream) {
   using Shape = MmaShape<kTiles>;
   int splits_log2 = 0;
   while ((1 << splits_log2) < cfg.splits) ++splits_log2;
@@ -321,13 +321,12 @@ cudaError_t launch_tiles(const SpmmArgs& a, const EllConfig& cfg, const void* b_
   if (!a.half || a.stride % kSlotVector != 0 || (1 << splits_log2) != cfg.splits ||
       threads > Shape::kThreads || cfg.warps % cfg.splits != 0)
     return cudaErrorInvalidValue;
-  const bool b_vec = reinterpret_cast<uintptr_t>(b_rows) % 16 == 0 && (ldb * 2) % 16 == 0;
+  const bool b_vec = l.b_vec;
   const int64_t chunks = (a.n + Shape::kCols - 1) / Shape::kCols;
   if (chunks > 65535) return cudaErrorInvalidConfiguration;
   const size_t smem =
       static_cast<size_t>(row_mma_smem_bytes(a.k, cfg.warps, cfg.splits, Shape::kCols));
-  const void* fn = kernel_of<kTiles>(a.index16);
-  const int per_sm = detail::resident_blocks(fn, threads, smem);
+  const int per_sm = l.per_sm;
   if (per_sm < 1) return cudaErrorInvalidConfiguration;
   const int64_t groups = (a.m + kGroupRows - 1) / kGroupRows;
   const int64_t per_block = cfg.warps / cfg.splits;
@@ -345,11 +344,22 @@ cudaError_t launch_tiles(const SpmmArgs& a, const EllConfig& cfg, const void* b_
 
 }  // namespace
 
-cudaError_t launch_row_mma(const SpmmArgs& a, const EllConfig& cfg, const void* b_rows, int64_t ldb,
+cudaError_t launch_row_mma(const SpmmArgs& a, const EllConfig& launch, const void* b_rows, int64_t ldb,
                            cudaStream_t stream) {
-  if (cfg.mma_cols == 16) return launch_tiles<1>(a, cfg, b_rows, ldb, stream);
-  if (cfg.mma_cols == 64) return launch_tiles<4>(a, cfg, b_rows, ldb, stream);
+  const auto* c = std::get_if<RowMmaConfig>(&launch.kernel);
+  if (c == nullptr) return cudaErrorInvalidValue;
+  if (c->mma_cols == 16) return launch_tiles<1>(a, *c, launch.call, b_rows, ldb, stream);
+  if (c->mma_cols == 64) return launch_tiles<4>(a, *c, launch.call, b_rows, ldb, stream);
   return cudaErrorInvalidValue;
+}
+
+int row_mma_occupancy(const RowMmaConfig& cfg, bool index16, int64_t k) {
+  const int threads = cfg.warps * 32;
+  if (cfg.mma_cols != 16 && cfg.mma_cols != 64) return 0;
+  const int cols = cfg.mma_cols;
+  const void* fn = cols == 16 ? kernel_of<1>(index16) : kernel_of<4>(index16);
+  return detail::occupancy(
+      fn, threads, static_cast<size_t>(row_mma_smem_bytes(k, cfg.warps, cfg.splits, cols)));
 }
 
 cudaError_t load_row_mma(bool half, bool index16, size_t smem_optin) {

@@ -160,18 +160,22 @@ const void* kernel_of(bool half, bool index16) {
 
 }  // namespace
 
-cudaError_t launch_row_staged(const SpmmArgs& a, const EllConfig& cfg, const void* b_rows,
+cudaError_t launch_row_staged(const SpmmArgs& a, const EllConfig& launch, const void* b_rows,
                               int64_t ldb, cudaStream_t stream) {
+  const auto* c = std::get_if<RowStagedConfig>(&launch.kernel);
+  if (c == nullptr) return cudaErrorInvalidValue;
+  const RowStagedConfig& cfg = *c;
+  const CallLaunch& l = launch.call;
   const int elem = a.half ? 2 : 4;
   if (a.stride % kSlotVector != 0 || cfg.warps < 1 || cfg.warps * kWarp > kRowStagedMaxThreads)
     return cudaErrorInvalidValue;
-  const bool b_vec = reinterpret_cast<uintptr_t>(b_rows) % 16 == 0 && (ldb * elem) % 16 == 0;
+  const bool b_vec = l.b_vec;
   const int64_t cols = kRowBytes / elem;
   const int64_t chunks = (a.n + cols - 1) / cols;
   if (chunks > 65535) return cudaErrorInvalidConfiguration;
   const int threads = cfg.warps * kWarp;
   const size_t smem = static_cast<size_t>(row_stage_bytes(a.k));
-  const int per_sm = detail::resident_blocks(kernel_of(a.half, a.index16), threads, smem);
+  const int per_sm = l.per_sm;
   if (per_sm < 1) return cudaErrorInvalidConfiguration;
   // Persistent: as many blocks as fit at once, spread over the column chunks, no more than the
   // row groups need.
@@ -188,6 +192,11 @@ cudaError_t launch_row_staged(const SpmmArgs& a, const EllConfig& cfg, const voi
     else launch_typed<float, int32_t>(a, b_rows, ldb, b_vec, grid, threads, smem, stream);
   }
   return cudaGetLastError();
+}
+
+int row_staged_occupancy(const RowStagedConfig& cfg, bool half, bool index16, int64_t k) {
+  return detail::occupancy(kernel_of(half, index16), cfg.warps * kWarp,
+                           static_cast<size_t>(row_stage_bytes(k)));
 }
 
 cudaError_t load_row_staged(bool half, bool index16, size_t smem_optin) {

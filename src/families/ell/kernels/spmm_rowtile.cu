@@ -206,16 +206,17 @@ struct TileKernels {
   }
 };
 
-bool aligned(const void* p, int bytes) { return reinterpret_cast<uintptr_t>(p) % bytes == 0; }
 
 }  // namespace
 
-cudaError_t launch_row_tile(const SpmmArgs& a, const EllConfig& cfg, const void* b_rows,
+cudaError_t launch_row_tile(const SpmmArgs& a, const EllConfig& launch, const void* b_rows,
                             int64_t ldb, cudaStream_t stream) {
+  const auto* c = std::get_if<RowTileConfig>(&launch.kernel);
+  if (c == nullptr) return cudaErrorInvalidValue;
+  const RowTileConfig& cfg = *c;
   const int elem = a.half ? 2 : 4;
   if (cfg.vn * elem != 16 && cfg.vn * elem != 8) return cudaErrorInvalidValue;
-  const int vb = cfg.vn * elem;
-  const bool b_vec = aligned(b_rows, vb) && (ldb * elem) % vb == 0;
+  const bool b_vec = launch.call.b_vec;  // vn x elem-byte loads of B's rows (plan/call.hpp)
   int cl_log2 = 0, splits_log2 = 0;
   while ((1 << cl_log2) < cfg.col_lanes) ++cl_log2;
   while ((1 << splits_log2) < cfg.splits) ++splits_log2;

@@ -137,25 +137,21 @@ Fn pick(bool half, bool index16, int nt) {
   return index16 ? pick_nt<float, uint16_t>(nt) : pick_nt<float, int32_t>(nt);
 }
 
-bool aligned(const void* p, int bytes) {
-  return reinterpret_cast<uintptr_t>(p) % bytes == 0;
-}
-
 }  // namespace
 
-cudaError_t launch_slot_split(const SpmmArgs& a, const EllConfig& cfg, cudaStream_t stream) {
-  if (cfg.stage_b) return launch_slot_staged(a, cfg, stream);
-  const int elem = a.half ? 2 : 4;
+cudaError_t launch_slot_split(const SpmmArgs& a, const EllConfig& launch, cudaStream_t stream) {
+  const auto* c = std::get_if<SlotSplitConfig>(&launch.kernel);
+  if (c == nullptr) return cudaErrorInvalidValue;
+  const SlotSplitConfig& cfg = *c;
+  const CallLaunch& l = launch.call;
   int lanes_log2 = 0;
   while ((1 << lanes_log2) < cfg.lanes) ++lanes_log2;
-  // Vector loads of B's rows need every row start (and the chunk offsets) aligned to the load.
-  const int vb = detail::row_load_bytes(cfg.nt, elem);
-  const bool b_vec = a.B.order == SPX_ORDER_ROW && a.n % cfg.nt == 0 && aligned(a.B.ptr, vb) &&
-                     (a.B.ld * elem) % vb == 0;
+  if ((1 << lanes_log2) != cfg.lanes || lanes_log2 > 5) return cudaErrorInvalidValue;
+  // l.b_vec: vector loads of B's rows (plan/call.hpp checked B's alignment for them).
   const unsigned chunks = static_cast<unsigned>((a.n + cfg.nt - 1) / cfg.nt);
   const int64_t threads = a.m << lanes_log2;
   const dim3 grid(static_cast<unsigned>((threads + kBlockThreads - 1) / kBlockThreads), chunks);
-  pick(a.half, a.index16, cfg.nt)<<<grid, kBlockThreads, 0, stream>>>(a, lanes_log2, b_vec);
+  pick(a.half, a.index16, cfg.nt)<<<grid, kBlockThreads, 0, stream>>>(a, lanes_log2, l.b_vec);
   return cudaGetLastError();
 }
 

@@ -379,62 +379,54 @@ struct StagedKernels {
   }
 };
 
-bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+}  // namespace
 
-/// Whether the thread copy of B (16-byte pieces) goes through cp.async: where the chunk is B's
-/// whole rows (ld == NT, one contiguous block) of at most 64 KiB, measured faster (fp16 4096^2 x
-/// 8, 80 / 90 %: 11.4 / 8.3 us -> 10.5 / 7.6); where the chunk is half of each row (4096^2 x 16,
-/// two chunks of 8 columns) measured slower (15.3 / 11.7 -> 18.4 / 14.7 us), and so where it is
-/// 128 KiB of whole rows (4096^2 x 16 at 80 %, NT 16: 19.5 us against 12.7 with the loads and
-/// stores; two column parts 21.8 against 13.6: ncu shows the copy loop waiting on a full MIO
-/// queue), so the 16-byte loads and stores stay there. Decided per call: B's leading dimension
-/// may change between calls.
-bool async_staging(bool whole_rows, int64_t chunk_bytes) {
-  return whole_rows && chunk_bytes <= (int64_t{64} << 10);
+namespace {
+
+/// The kernel a configuration launches (`bulk`: its bulk-copy instantiation), nullptr where
+/// none is instantiated, and its threads per block.
+Fn kernel_of(const SlotStagedConfig& cfg, bool half, bool index16, bool bulk, int& threads) {
+  const int parts = cfg.col_parts;
+  if (half) {
+    threads = StagedKernels<__half, uint16_t>::threads(cfg.nt, parts);
+    return bulk ? (index16 ? StagedKernels<__half, uint16_t>::pick_bulk(cfg.nt) : nullptr)
+           : index16 ? StagedKernels<__half, uint16_t>::pick(cfg.nt, parts)
+                     : StagedKernels<__half, int32_t>::pick(cfg.nt, parts);
+  }
+  threads = StagedKernels<float, uint16_t>::threads(cfg.nt, parts);
+  return bulk ? (index16 ? StagedKernels<float, uint16_t>::pick_bulk(cfg.nt) : nullptr)
+         : index16 ? StagedKernels<float, uint16_t>::pick(cfg.nt, parts)
+                   : StagedKernels<float, int32_t>::pick(cfg.nt, parts);
 }
 
 }  // namespace
 
-cudaError_t launch_slot_staged(const SpmmArgs& a, const EllConfig& cfg, cudaStream_t stream) {
+cudaError_t launch_slot_staged(const SpmmArgs& a, const EllConfig& launch, cudaStream_t stream) {
+  const auto* c = std::get_if<SlotStagedConfig>(&launch.kernel);
+  if (c == nullptr) return cudaErrorInvalidValue;
+  const SlotStagedConfig& cfg = *c;
+  const CallLaunch& l = launch.call;
   const int elem = a.half ? 2 : 4;
   StageParams sp;
   sp.lanes_log2 = 0;
   while ((1 << sp.lanes_log2) < cfg.lanes) ++sp.lanes_log2;
   if (a.stride % kSlotVector != 0) return cudaErrorInvalidValue;  // rows must start 8-aligned
-  // 16-byte pieces of B's chunk rows: row-major, whole chunks, 16-byte aligned rows.
-  sp.b_vec = a.B.order == SPX_ORDER_ROW && cfg.nt * elem >= 16 && a.n % cfg.nt == 0 &&
-             aligned16(a.B.ptr) && (a.B.ld * elem) % 16 == 0;
+  // How B's chunk is copied on this call: plan/call.hpp (staged_copy).
+  sp.b_vec = l.staged.b_vec;
   sp.rotate = true;
   sp.early_a = true;
-  sp.async = async_staging(a.B.ld == cfg.nt, a.k * cfg.nt * elem);
+  sp.async = l.staged.async;
   const unsigned chunks = static_cast<unsigned>((a.n + cfg.nt - 1) / cfg.nt);
-  const int parts = cfg.col_parts;
-  // The TMA unit's bulk copy where the chunk is B's whole rows in one contiguous block (its
-  // bytes a multiple of 16); elsewhere the threads copy (the plan asked for it from the shape).
-  const bool bulk = cfg.bulk_copy && a.B.order == SPX_ORDER_ROW && a.n == cfg.nt &&
-                    a.B.ld == cfg.nt && parts == 1 && a.index16 && aligned16(a.B.ptr) &&
-                    (a.k * cfg.nt * elem) % 16 == 0;
-  Fn fn;
-  int threads;
-  if (a.half) {
-    fn = bulk ? StagedKernels<__half, uint16_t>::pick_bulk(cfg.nt)
-         : a.index16 ? StagedKernels<__half, uint16_t>::pick(cfg.nt, parts)
-                     : StagedKernels<__half, int32_t>::pick(cfg.nt, parts);
-    threads = StagedKernels<__half, uint16_t>::threads(cfg.nt, parts);
-  } else {
-    fn = bulk ? StagedKernels<float, uint16_t>::pick_bulk(cfg.nt)
-         : a.index16 ? StagedKernels<float, uint16_t>::pick(cfg.nt, parts)
-                     : StagedKernels<float, int32_t>::pick(cfg.nt, parts);
-    threads = StagedKernels<float, uint16_t>::threads(cfg.nt, parts);
-  }
-  if (fn == nullptr || cfg.lanes < 2 * parts) return cudaErrorInvalidValue;
+  int threads = 0;
+  const Fn fn = kernel_of(cfg, a.half, a.index16, l.staged.bulk, threads);
+  if (fn == nullptr || cfg.lanes < 2 * cfg.col_parts || threads != l.staged.threads)
+    return cudaErrorInvalidValue;
   const size_t smem = static_cast<size_t>(slot_stage_bytes(a.k, cfg.nt, elem));
   const int64_t rows_per_pass = threads >> sp.lanes_log2;
   const int64_t row_blocks = (a.m + rows_per_pass - 1) / rows_per_pass;
   // As many blocks as fit on the GPU at once (each stages B once), no more than rows need.
-  const int per_sm = detail::resident_blocks(reinterpret_cast<const void*>(fn), threads, smem);
-  if (per_sm < 1) return cudaErrorInvalidConfiguration;
-  int64_t blocks = static_cast<int64_t>(per_sm) * (a.sm_count > 0 ? a.sm_count : 1) / chunks;
+  if (l.per_sm < 1) return cudaErrorInvalidConfiguration;
+  int64_t blocks = static_cast<int64_t>(l.per_sm) * (a.sm_count > 0 ? a.sm_count : 1) / chunks;
   blocks = blocks < 1 ? 1 : (blocks > row_blocks ? row_blocks : blocks);
   const dim3 grid(static_cast<unsigned>(blocks), chunks, 1);
   if (a.dependent_launch)
@@ -442,6 +434,15 @@ cudaError_t launch_slot_staged(const SpmmArgs& a, const EllConfig& cfg, cudaStre
                                a, sp);
   fn<<<grid, threads, smem, stream>>>(a, sp);
   return cudaGetLastError();
+}
+
+int slot_staged_occupancy(const SlotStagedConfig& cfg, bool half, bool index16, int64_t k,
+                          bool bulk) {
+  int threads = 0;
+  const Fn fn = kernel_of(cfg, half, index16, bulk, threads);
+  if (fn == nullptr) return 0;
+  const size_t smem = static_cast<size_t>(slot_stage_bytes(k, cfg.nt, half ? 2 : 4));
+  return detail::occupancy(reinterpret_cast<const void*>(fn), threads, smem);
 }
 
 cudaError_t load_slot_staged(bool half, bool index16, size_t smem_optin) {

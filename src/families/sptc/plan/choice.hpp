@@ -1,5 +1,5 @@
 // Every decision of the SpTC family in one place (plain C++, no CUDA; CPU-tested in
-// tests/cpu/test_sptc_choice.cpp):
+// tests/families/sptc/test_sptc_choice.cpp):
 //   read_overrides  the SPX_SPTC_* switches, parsed once per analyze (nothing else reads them);
 //   choose_layout   before the reorder: the row order and a forced BLOCK_TILE;
 //   choose          after the reorder: the kernel and its configuration (the rule's choice, the
