@@ -1,7 +1,7 @@
 // Stream-K for the NM tensor-copy kernel: the last, partly filled wave of tiles is shared out
 // evenly over every block slot instead of running one tile per slot. Plain integer functions,
 // compiled for the device by the kernel (spmm_bulk.cuh) and for the host by the plan and the CPU
-// test (tests/cpu/test_nm_layout.cpp), so the schedule the kernel runs is the one tested.
+// test (tests/families/nm/test_nm_layout.cpp), so the schedule the kernel runs is the one tested.
 //
 // Why. A tile's time hardly depends on how many tiles run beside it, so a grid of 1024 Wide tiles
 // on 264 slots (H100 / H200, 132 SMs x 2) takes four full waves: measured on an H100 at 4096^3,

@@ -43,7 +43,7 @@
 // hold row g, bits [16, 32) row g + 8; each half holds the four chunks 4 t .. 4 t + 3 (k 16 t ..
 // 16 t + 15), one nibble per chunk (lowest chunk in the lowest nibble), nibble = i0 | i1 << 2 with
 // i0 < i1 the positions (0..3) in the chunk of compressed slots 2 c and 2 c + 1 (the ordered
-// metadata of mma.sp::ordered_metadata). Checked on an H100 by the probe of tests/gpu/test_sptc
+// metadata of mma.sp::ordered_metadata). Checked on an H100 by the probe of tests/families/sptc/test_sptc
 // (and a different lane layout fails there). With selector 1 the same registers come from lanes
 // 4 g + 2 + t: formats/sptc_storage interleaves two tiles that way. Unused slots hold a zero.
 #pragma once

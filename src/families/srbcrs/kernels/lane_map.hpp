@@ -2,7 +2,7 @@
 // the 4 x 4 byte transpose, the int4 -> int8 unpacking, the int16 -> two int8 slices split and the
 // native int4 nibble merge. Pure integer functions, compiled for the
 // device by the kernel and for the host by the CPU test that emulates a warp with them
-// (tests/cpu/test_srbcrs_kernel_map.cpp), so the mapping the kernel uses is the one tested.
+// (tests/families/srbcrs/test_srbcrs_kernel_map.cpp), so the mapping the kernel uses is the one tested.
 //
 // Notation: lane = 4g + t (g = groupID, t = threadID_in_group of the PTX fragment tables). Load
 // position p (0..31, or 0..63 on the native int4 path) of a stride is the p-th B row the warp

@@ -1,7 +1,7 @@
 // The SDDMM kernel's register-level k order (host + device): a lane's 16 k positions of a step
 // as raw words, and the two int8 mma registers (k-quads) each mma of the step takes from them,
 // for 8- and 4-bit operands and for the 8-bit slices of 16-bit ones. The CPU test
-// (tests/cpu/test_srbcrs_sddmm_plan.cpp) checks that A and B put the same k positions in the
+// (tests/families/srbcrs/test_srbcrs_sddmm_plan.cpp) checks that A and B put the same k positions in the
 // same register bytes for every bit pair, so the mma sums exactly the dot product.
 #pragma once
 
