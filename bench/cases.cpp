@@ -23,8 +23,8 @@ struct FamilyDefaults {
   int64_t vec;  ///< 0 = NM chooses L from m
 };
 
-// Full sweeps follow the "measured on" column of performance.md; --quick keeps one small case per
-// family so `all --quick` stays well under a minute even on the generic fallback kernel.
+// Full sweeps: each family's own data (docs/benchmark-protocol.md, "Inputs"); --quick keeps one
+// small case per family so `all --quick` stays well under a minute even on the fallback kernel.
 FamilyDefaults defaults_for(Family f, bool quick) {
   switch (f) {
     case Family::NM:
@@ -115,7 +115,7 @@ bool preset_parts(Family f, const std::string& name, std::vector<PresetPart>* pa
     return true;
   }
   if (f == Family::ELL && name == "paper") {
-    // The uniform-sparsity paper's grids (performance.md, ELL row), MxKxN as everywhere.
+    // The uniform-sparsity paper's grids (docs/benchmark-protocol.md, "Inputs"), MxKxN as everywhere.
     PresetPart grid{{}, {0.6}, false};  // M=K in 128..1024, N in {128, 1024}, 60 %
     for (int64_t mk : {128, 256, 512, 1024})
       for (int64_t n : {128, 1024}) grid.shapes.push_back({mk, mk, n});

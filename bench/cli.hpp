@@ -1,4 +1,4 @@
-// Command line of spx-bench, as fixed by shared/design/performance.md ("The benchmark program").
+// Command line of spx-bench (docs/benchmark-protocol.md describes what it measures).
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The CSV of performance.md (one row per case and baseline) and the closing summary: geomean
+// The CSV of docs/benchmark-protocol.md (one row per case and baseline) and the closing summary: geomean
 // speedup per (family, op, baseline) over the cases that passed their correctness check, then per
 // (precision, V, N, sparsity) group when a run holds more than one.
 #pragma once
@@ -12,7 +12,7 @@
 
 namespace bench {
 
-/// Column order of the CSV, fixed by performance.md.
+/// Column order of the CSV, fixed by docs/benchmark-protocol.md.
 extern const char* const kCsvHeader;
 
 struct CsvRow {

@@ -1,4 +1,4 @@
-// Which baselines each family is measured against (performance.md, "The bar per kernel family"):
+// Which baselines each family is measured against (docs/benchmark-protocol.md, "Baselines"):
 //   nm      f32: cublas_sgemm_fp32, cublas_sgemm_tf32, cusparse_csr (f32), cusparse_coo (f32)
 //           f16/bf16: cublas_hgemm, cusparse_csr (same type)
 //   ell     cusparse_csr (best, same dtype), cusparse_coo, cublas_sgemm_fp32 (f32) / cublas_hgemm (f16)

@@ -1,4 +1,4 @@
-// spx-bench: libspx against cuBLAS / cuSPARSE, side by side in one run (performance.md).
+// spx-bench: libspx against cuBLAS / cuSPARSE, side by side in one run (docs/benchmark-protocol.md).
 // Per case: build the matrix on the host, compute the FP64 cuBLAS reference, run libspx (analyze
 // timed, one checked run, timing), run the family's baselines the same way, write one CSV row
 // per baseline. Progress and the geomean summary go to stderr; the CSV to stdout or --csv.

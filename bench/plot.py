@@ -7,7 +7,7 @@ For every (family, op) in the CSV:
                                       log scale, 1x marked)
   <prefix>_<family>_<op>_tflops.png   dense-equivalent TFLOP/s (2*m*n*k / time) of libspx and of
                                       each baseline vs sparsity, with the instruction ceilings
-                                      measured on an H200 (performance.md) as dashed lines
+                                      measured on an H200 as dashed lines
 
 Rows whose config starts with FAIL or BASELINE-WRONG are left out, as in spx-bench's geomeans.
 
@@ -25,7 +25,7 @@ from collections import defaultdict
 COLUMNS = ("family,op,matrix,m,k,n,sparsity,vec,dtype,precision,baseline,ms,baseline_ms,"
            "speedup,max_rel_err,analyze_ms,config").split(",")
 
-# Dense-equivalent ceilings on an H200 (sm_90), from shared/design/performance.md, by dtype.
+# Dense-equivalent ceilings on an H200 (sm_90), by dtype (vendor peak figures).
 CEILINGS = {
     "f32": [("FFMA fp32", 62.6), ("cuBLAS TF32", 402.0)],
     "f16": [("mma.sync f16", 631.0), ("cuBLAS HGEMM", 808.0), ("mma.sp 2:4 f16", 933.0)],

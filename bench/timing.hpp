@@ -1,4 +1,4 @@
-// The timing protocol of performance.md, applied identically to libspx and every baseline:
+// The timing protocol of docs/benchmark-protocol.md, applied identically to libspx and every baseline:
 // warm-up; CUDA events around R back-to-back launches (R chosen so a round lasts >= 2 ms, at
 // least 10, unless --reps); the median of 5 rounds; optionally the R launches captured once
 // into a CUDA graph and replayed (--graph).

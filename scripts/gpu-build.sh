@@ -2,7 +2,7 @@
 # Builds libspx, its tests, examples and spx-bench for the GPU machine on a machine without a
 # GPU, and gathers what the GPU run needs into gpu-artifacts/ (kept under the 64 MiB a device
 # call may carry): binaries, libspx.so, the examples (C, C++, Fortran) and the Python package. Then, on the GPU machine: scripts/gpu-run.sh [--sanitize] [--bench ARGS].
-# Options: --archs "80;90" (default 90), --with-data (also copy the DLMC archives),
+# Options: --archs "80;90" (default 90), --with-data (also copy the DLMC archives from DATA_DIR),
 # --build DIR (default build-gpu), --out DIR (default gpu-artifacts; e.g. a worktree's artifacts
 # copied into the main checkout, which is what the device tool sends).
 set -euo pipefail
@@ -52,7 +52,8 @@ find "$out/python" -name __pycache__ -prune -exec rm -rf {} +
 cp -r include "$out/include"
 if [ $with_data = 1 ]; then
   mkdir -p "$out/data"
-  cp ../shared/data/*.tar.xz "$out/data/" 2>/dev/null || cp shared/data/*.tar.xz "$out/data/"
+  # The DLMC archives: DATA_DIR, else a data/ folder beside the checkout.
+  cp "${DATA_DIR:-../shared/data}"/*.tar.xz "$out/data/"
 fi
 git rev-parse --short HEAD > "$out/COMMIT" 2>/dev/null || echo unknown > "$out/COMMIT"
 du -sh "$out"

@@ -102,7 +102,7 @@ __device__ __forceinline__ int64_t staging_start(int64_t total) {
 /// columns past ncols. b_vec: row-major B whose chunk rows are whole aligned 16-byte pieces.
 /// Returns *len_src (the lane's first row length; 0 when len_src is null), loaded once the copy's
 /// first loads are in flight: requested before them, it was spilled at once (64 registers) and
-/// the spill store waited a whole L2 round trip before the copy could start (ncu, notes 12).
+/// the spill store waited a whole L2 round trip before the copy could start (ncu, docs/notes/ell.md note 12).
 /// kBatch: pieces per thread in flight (see the loop).
 template <class T, int NT, int kBatch>
 __device__ __forceinline__ int stage_b_chunk(const SpmmArgs& a, const StagedLayout<T, NT>& L,
@@ -142,7 +142,7 @@ __device__ __forceinline__ int stage_b_chunk(const SpmmArgs& a, const StagedLayo
     // Loads and stores in batches of kBatch pieces per thread: all loads of a batch in flight
     // before its stores. The plain loop (load, store, load, ...) compiled to one L2 round trip
     // per piece, four in a row per thread at 4096^2 x 16 (ncu: 18 % of the kernel's stall
-    // samples on those stores, notes 12).
+    // samples on those stores, docs/notes/ell.md note 12).
     bool first_batch = true;
     for (int base = static_cast<int>(threadIdx.x); base < total; base += kBatch * threads) {
       uint4 u[kBatch];
@@ -245,7 +245,7 @@ __device__ __forceinline__ uint32_t bulk_barrier_offset(int64_t k) {
 /// sm_90: thread 0 has the TMA unit copy B's chunk (B's whole rows: `bytes` contiguous bytes at
 /// B, a multiple of 16) into shared memory as it is, counted on the mbarrier `bar`; the threads
 /// wait for it with mbar_wait(bar, 0). The threads' copy of 128 KB per SM (fp16 4096^2 x 16) was
-/// ~1/4 of the decode kernel (README notes 12), its loads and stores through every SM's
+/// ~1/4 of the decode kernel (docs/notes/ell.md, note 12), its loads and stores through every SM's
 /// load/store path; the TMA unit moves the same bytes without them.
 __device__ __forceinline__ void stage_b_bulk(const SpmmArgs& a, unsigned char* bs, uint32_t bar,
                                              uint32_t bytes) {

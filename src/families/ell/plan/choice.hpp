@@ -122,7 +122,7 @@ inline int slot_staged_fit_nt_for(const EllInputs& s) {
 /// row-loop instructions per slot and column) has enough slots per staged byte to pay for its
 /// 128 KB-per-SM copy: m x width >= 2.4 x k x SMs (the row loop's multiply-adds per SM at least
 /// 1.2 per byte of the 32-byte rows every SM stages). Since B's thread copy runs in batches
-/// (README notes 12), measured on H100, fp16 4096^2 x 16 at 80 / 90 / 95 % (m x width / (k x
+/// (docs/notes/ell.md, note 12), measured on H100, fp16 4096^2 x 16 at 80 / 90 / 95 % (m x width / (k x
 /// SMs) = 6.2 / 3.1 / 1.6): NT 16 11.3 / 8.6 / 7.0 us against the two chunks' 12.0 / 8.9 / 6.6;
 /// H200 at 70 / 80 / 90 / 95 %: 13.2 / 10.7 / 8.3 / 6.6 against 14.3 / 11.3 / 8.4 / 6.3.
 inline bool slot_wide_rows_pay(const EllInputs& s, int nt) {
@@ -155,8 +155,8 @@ inline bool slot_bulk_fits(const EllInputs& s, int nt, int parts) {
 /// chunks) 18.9 / 15.4 / 11.7 / 8.9 us against NT 16's 21.7 / 18.1 / 14.5 / 12.0; fp32 n = 8:
 /// NT 4 16.8 / 13.6 / 10.5 / 8.6 against NT 8's 15.7 / 13.4 / 11.0 / 9.6; fp32 n = 16 (four
 /// chunks of 4 would be needed): NT 4 22.9 us against NT 8's 18.6 at 80 %. With NT 16's row loop
-/// unrolled (README notes 10): fp16 4096^2 x 16 at 80 / 90 %: NT 16 19.5 / 17.0 us (cp.async
-/// copy) against 12.1 / 9.2. fp32 keeps the 16-byte rows (not re-measured since notes 12).
+/// unrolled (docs/notes/ell.md, note 10): fp16 4096^2 x 16 at 80 / 90 %: NT 16 19.5 / 17.0 us (cp.async
+/// copy) against 12.1 / 9.2. fp32 keeps the 16-byte rows (not re-measured since docs/notes/ell.md note 12).
 inline int slot_staged_nt_for(const EllInputs& s) {
   int nt = slot_staged_fit_nt_for(s);
   if (slot_wide_rows_pay(s, nt) || slot_bulk_fits(s, nt, 1)) return nt;

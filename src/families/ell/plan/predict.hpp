@@ -37,7 +37,7 @@ inline double predict_sparse_us(const EllInputs& s, const KernelConfig& c, const
       // launch; 4.5 before it), B's chunk staged by every SM through L2 (~5 TB/s), then A's
       // bytes (~5 TB/s while A fits in L2 across calls, as in the bench, ~2.5 TB/s from DRAM) or
       // the gathers (staged: ~6.5 TMAC/s with 1024-thread blocks, ~4 fp16 and ~3 fp32 with 512;
-      // from L1: ~1.5). Refit on the 20 decode cases of branch ell-decode3 (H100, README notes
+      // from L1: ~1.5). Refit on the 20 decode cases of a decode-tuning experiment (H100, README notes
       // 10): within x1.14 on average, x1.43 at worst (fp32 4096^2 x 16 at 80 %); it was x1.23.
       const double a_bytes = static_cast<double>(w.slots) * (s.value_bytes + w.index_bytes) +
                              static_cast<double>(s.m) * 4.0;
@@ -51,7 +51,7 @@ inline double predict_sparse_us(const EllInputs& s, const KernelConfig& c, const
       // 95 %: 8.8 / 5.2, ~6 TMAC/s).
       const double stage_rate = bulk_copy ? 15.0e6 : 5.0e6;
       // fp16 NT 16 in one chunk (512 threads; the rule takes it where slot_wide_rows_pay):
-      // ~10 TMAC/s since its copy of B runs in batches (README notes 12: fp16 4096^2 x 16 at 80
+      // ~10 TMAC/s since its copy of B runs in batches (docs/notes/ell.md, note 12: fp16 4096^2 x 16 at 80
       // / 90 %, 11.3 / 8.6 us; the model says 11.8 / 9.2).
       const bool wide = nt / col_parts * s.value_bytes > 16;  // 512-thread blocks
       const bool wide16 = wide && half && nt == 16 && col_parts == 1;

@@ -3,7 +3,7 @@
 // one flag per chunk.
 //
 // Why a kernel of its own, beside the product. The serial copy (aux.cu) costs 0.065 ms at
-// 4096^2 before the first tile starts. A copy inside the product's grid (branch nm-fused-b, H100)
+// 4096^2 before the first tile starts. A copy inside the product's grid (an experiment, H100)
 // was correct but slower than the serial copy: its worker blocks took the product's block slots
 // and one worker moved only 8 GB/s. Here the copy blocks take no shared memory and few registers,
 // so one fits on each SM next to the product's two Wide blocks (224 registers x 128 threads
