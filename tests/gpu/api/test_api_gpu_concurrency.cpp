@@ -68,11 +68,12 @@ TEST_CASE("8 threads share a plan, on one handle or their own: results bit-ident
                                   &raw));
       UniquePlan plan(raw);
       const size_t ws_bytes = workspace_bytes(plan.get());
-      const ScalarBytes alpha = make_scalar(1.25, fc.out), beta = make_scalar(0.0, fc.out);
+      const ScalarBytes alpha = make_scalar(2.0, fc.out), beta = make_scalar(0.0, fc.out);
 
       // One thread alone: the reference bytes.
       const size_t c_bytes = p.C.data.size();
       DeviceBuffer c_ref(c_bytes), ws_ref(ws_bytes);
+      REQUIRE(cudaMemset(c_ref.get(), 0xEE, c_bytes) == cudaSuccess);  // as the threads' (ld padding)
       UniqueDnMat c_ref_descr = make_dense_descr(p.C, c_ref.get());
       REQUIRE_SPX(spxSpMM(h.get(), plan.get(), alpha.get(), p.dA.get(), p.dB.get(), beta.get(),
                           c_ref_descr.get(), ws_ref.get()));

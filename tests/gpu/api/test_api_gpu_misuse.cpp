@@ -64,8 +64,8 @@ TEST_CASE("misuse of pointers and workspace is INVALID_VALUE in every family", "
     CHECK(info.family == c.alg);
     const size_t ws_bytes = workspace_bytes(plan.get());
     DeviceBuffer ws(ws_bytes + 512);
-    const ScalarBytes alpha = make_scalar(1.5, c.out), beta = make_scalar(-0.5, c.out);
-    const ref::Scalars sc{1.5, -0.5};
+    const ScalarBytes alpha = make_scalar(2.0, c.out), beta = make_scalar(-1.0, c.out);
+    const ref::Scalars sc{2.0, -1.0};
 
     // A's values off their element alignment: refused at analyze.
     if (bytes_of(c.in) > 1) {
@@ -78,12 +78,12 @@ TEST_CASE("misuse of pointers and workspace is INVALID_VALUE in every family", "
       message_names("aligned");
       CHECK_SPX_INVALID(spxPlanUpdateValues(h.get(), plan.get(), bad.get()));
     }
-    // B and C off their element alignment, at execute.
+    // B and C off their element alignment (one byte), at execute.
     for (int which = 0; which < 2; ++which) {
       const HostDense& like = which == 0 ? p.B : p.C;
       const DeviceDense& d = which == 0 ? p.dB : p.dC;
       if (bytes_of(like.type) == 1) continue;
-      UniqueDnMat bad = make_dense_descr(like, offset(d.buf.get(), 2));
+      UniqueDnMat bad = make_dense_descr(like, offset(d.buf.get(), 1));
       CHECK_SPX_INVALID(spxSpMM(h.get(), plan.get(), alpha.get(), p.dA.get(),
                                 which == 0 ? bad.get() : p.dB.get(), beta.get(),
                                 which == 0 ? p.dC.get() : bad.get(), ws.get()));
@@ -127,6 +127,42 @@ TEST_CASE("misuse of pointers and workspace is INVALID_VALUE in every family", "
     device_sync();
     check_spmm_result(p.A, p.B, c_old, sc, download(p.dC, p.C), std::string(c.name) + " after misuse");
     CHECK(p.dC.buf.tail_intact());
+  }
+}
+
+TEST_CASE("B and C one element past a 16-byte boundary compute right in every family",
+          "[api][misuse]") {
+  // Element-aligned views (a tensor's slice starting at an odd element) are valid operands: the
+  // kernels' vector loads must not assume more than the element alignment.
+  UniqueHandle h = make_handle();
+  uint64_t seed = 4150;
+  for (const FamilyCase& c : kFamilies) {
+    for (const spxOrder_t b_order : {SPX_ORDER_ROW, SPX_ORDER_COL}) {
+      INFO(c.name << ", B " << (b_order == SPX_ORDER_ROW ? "row" : "column") << "-major");
+      Spmm p = make_spmm(seed++, c.f, 64, 128, 32, c.in, c.out, b_order, SPX_ORDER_ROW);
+      spxPlan_t raw = nullptr;
+      REQUIRE_SPX(
+          spxSpMM_analyze(h.get(), p.dA.get(), p.dB.get(), p.dC.get(), p.compute, c.alg, &raw));
+      UniquePlan plan(raw);
+      // Copies of B and C placed one element into fresh buffers.
+      const size_t b_shift = static_cast<size_t>(bytes_of(p.B.type));
+      const size_t c_shift = static_cast<size_t>(bytes_of(p.C.type));
+      DeviceBuffer b_buf(p.B.data.size() + 64), c_buf(p.C.data.size() + 64);
+      b_buf.upload(p.B.data.data(), p.B.data.size(), b_shift);
+      c_buf.upload(p.C.data.data(), p.C.data.size(), c_shift);
+      UniqueDnMat b_view = make_dense_descr(p.B, offset(b_buf.get(), b_shift));
+      UniqueDnMat c_view = make_dense_descr(p.C, offset(c_buf.get(), c_shift));
+      DeviceBuffer ws(workspace_bytes(plan.get()));
+      const ScalarBytes alpha = make_scalar(2.0, c.out), beta = make_scalar(-1.0, c.out);
+      REQUIRE_SPX(spxSpMM(h.get(), plan.get(), alpha.get(), p.dA.get(), b_view.get(), beta.get(),
+                          c_view.get(), ws.get()));
+      device_sync();
+      HostDense got = p.C;
+      REQUIRE(cudaMemcpy(got.data.data(), offset(c_buf.get(), c_shift), got.data.size(),
+                         cudaMemcpyDeviceToHost) == cudaSuccess);
+      check_spmm_result(p.A, p.B, p.C, ref::Scalars{2.0, -1.0}, got,
+                        std::string(c.name) + " with B and C one element off");
+    }
   }
 }
 
