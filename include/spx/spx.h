@@ -222,7 +222,13 @@ SPX_API spxStatus_t spxPlanUpdateValues(spxHandle_t handle, spxPlan_t plan,
                                         spxConstSpMatDescr_t A);
 /** Fills *info (host struct) with what the plan chose and holds. */
 SPX_API spxStatus_t spxPlanGetInfo(const struct spxPlan* plan, spxPlanInfo_t* info);
-/** Frees the plan and its device memory (synchronizes with the device). NULL is accepted. */
+/**
+ * Frees the plan and its device memory. NULL is accepted. Returns without waiting: the memory is
+ * released in stream order once the work already queued with this plan (analyze, executes,
+ * value updates, on whatever streams) has finished; nothing else on the device is waited for,
+ * and the call is legal while other streams are being captured. A CUDA graph that captured an
+ * execute of the plan must not be launched after the plan is destroyed.
+ */
 SPX_API spxStatus_t spxPlanDestroy(spxPlan_t plan);
 
 /* ---------------------------------------------------------------- SDDMM */

@@ -34,6 +34,10 @@ spxStatus_t spxCreate(spxHandle_t* handle) {
     h->code_arch = spx::kernels::device_code_arch();
     h->sm_count = prop.multiProcessorCount;
     h->smem_per_block_optin = prop.sharedMemPerBlockOptin;
+    // The streams plan memory is allocated and released on, made now: creating a stream later
+    // (at a plan's destroy) could fall inside a stream capture, where it is not allowed.
+    spx::device::internal_stream(h->device, spx::device::StreamRole::Allocate);
+    spx::device::internal_stream(h->device, spx::device::StreamRole::Release);
     spx::log::info("spxCreate: device %d %s sm_%d%d, %d SMs, device code for compute_%d",
                    h->device, prop.name, prop.major, prop.minor, prop.multiProcessorCount,
                    h->code_arch);

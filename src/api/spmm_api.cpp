@@ -95,9 +95,14 @@ spxStatus_t spxPlanGetInfo(const struct spxPlan* plan, spxPlanInfo_t* info) {
 spxStatus_t spxPlanDestroy(spxPlan_t plan) {
   return spx::guard("spxPlanDestroy", [&] {
     if (plan == nullptr) return;
-    // Kernels queued with this plan may still read its buffers: wait for the device first.
+    // Work queued with this plan may still read its buffers: they are freed in the order of the
+    // library's release stream, after every stream the plan was used on has reached that point.
+    // No host wait, nothing else on the device waited for; legal while other streams capture.
     spx::device::DeviceGuard on_device(plan->device);
-    cudaDeviceSynchronize();
+    const cudaStream_t release =
+        spx::device::internal_stream(plan->device, spx::device::StreamRole::Release);
+    plan->uses.order_after(release);
+    spx::device::ReleaseScope in_order(release);
     delete plan;
   });
 }

@@ -56,6 +56,7 @@ std::unique_ptr<spxPlan> analyze_spmm(const spxContext& h, const spxSpMatDescr& 
   p->info.workspace_bytes = p->spmm->workspace_bytes();
   if (options.autotune) autotune_spmm(h, *p, B, C);
   p->info.analyze_ms = ms_since(start);
+  p->uses.record(h.stream);
   log_choice("spxSpMM_analyze", *p, A.rows, A.cols, B.cols);
   return p;
 }
@@ -73,6 +74,7 @@ std::unique_ptr<spxPlan> analyze_sddmm(const spxContext& h, const spxDnMatDescr&
   p->sddmm = dispatch::build_sddmm({h, A, B, C, compute_type, options, switches}, alg, p->info);
   p->info.candidates = 1;
   p->info.analyze_ms = ms_since(start);
+  p->uses.record(h.stream);
   log_choice("spxSDDMM_analyze", *p, A.rows, A.cols, B.cols);
   return p;
 }
@@ -80,6 +82,7 @@ std::unique_ptr<spxPlan> analyze_sddmm(const spxContext& h, const spxDnMatDescr&
 void update_values(const spxContext& h, spxPlan& plan, const spxSpMatDescr& A) {
   check_sparse(A, "A");
   plan.spmm->update_values(h, A);
+  plan.uses.record(h.stream);
 }
 
 void execute_spmm(const spxContext& h, const spxPlan& plan, const void* alpha,
@@ -90,6 +93,7 @@ void execute_spmm(const spxContext& h, const spxPlan& plan, const void* alpha,
   check_dense(C, "C");
   check_workspace(plan, workspace);
   plan.spmm->run(h, {alpha, beta, B, C, workspace});
+  plan.uses.record(h.stream);
   log::trace("spxSpMM: %s on stream %p", plan.info.kernel, static_cast<void*>(h.stream));
 }
 
@@ -102,6 +106,7 @@ void execute_sddmm(const spxContext& h, const spxPlan& plan, const void* alpha,
   check_sparse(C, "C");
   check_workspace(plan, workspace);
   plan.sddmm->run(h, {alpha, beta, A, B, C, workspace});
+  plan.uses.record(h.stream);
   log::trace("spxSDDMM: %s on stream %p", plan.info.kernel, static_cast<void*>(h.stream));
 }
 

@@ -9,35 +9,116 @@ void check(cudaError_t err, const char* what) {
   }
 }
 
+namespace {
+
+thread_local cudaStream_t release_stream = nullptr;
+
+/// Whether `device` supports stream-ordered allocation (cudaDevAttrMemoryPoolsSupported).
+bool pools_supported(int device) {
+  int yes = 0;
+  if (cudaDeviceGetAttribute(&yes, cudaDevAttrMemoryPoolsSupported, device) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return yes != 0;
+}
+
+}  // namespace
+
+cudaStream_t internal_stream(int device, StreamRole role) {
+  static std::mutex mutex;
+  static std::vector<cudaStream_t> streams;  // [device * 2 + role]
+  std::lock_guard<std::mutex> lock(mutex);
+  if (device < 0) return nullptr;
+  const size_t i = static_cast<size_t>(device) * 2 + static_cast<size_t>(role);
+  if (streams.size() <= i) streams.resize(i + 1);
+  cudaStream_t& s = streams[i];
+  if (s == nullptr) check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking),
+                          "creating the library's internal stream");
+  return s;
+}
+
 Buffer::Buffer(size_t bytes) : bytes_(bytes) {
   if (bytes == 0) return;
-  cudaError_t err = cudaMalloc(&ptr_, bytes);
+  int dev = 0;
+  check(cudaGetDevice(&dev), "querying the current device");
+  cudaError_t err;
+  if (pools_supported(dev)) {
+    const cudaStream_t s = internal_stream(dev, StreamRole::Allocate);
+    err = cudaMallocAsync(&ptr_, bytes, s);
+    if (err == cudaSuccess) err = cudaStreamSynchronize(s);  // ready for any stream on return
+    pooled_ = err == cudaSuccess;
+  } else {
+    err = cudaMalloc(&ptr_, bytes);
+  }
   if (err != cudaSuccess) {
     cudaGetLastError();
+    if (ptr_ != nullptr) cudaFree(ptr_);
     ptr_ = nullptr;
     fail(SPX_STATUS_ALLOC_FAILED,
          strf("device allocation of %zu bytes failed: %s", bytes, cudaGetErrorString(err)));
   }
 }
 
-Buffer::~Buffer() {
-  if (ptr_) cudaFree(ptr_);
+void Buffer::release() {
+  if (ptr_ == nullptr) return;
+  if (pooled_ && release_stream != nullptr)
+    cudaFreeAsync(ptr_, release_stream);
+  else
+    cudaFree(ptr_);
+  ptr_ = nullptr;
 }
 
-Buffer::Buffer(Buffer&& other) noexcept : ptr_(other.ptr_), bytes_(other.bytes_) {
+Buffer::~Buffer() { release(); }
+
+Buffer::Buffer(Buffer&& other) noexcept
+    : ptr_(other.ptr_), bytes_(other.bytes_), pooled_(other.pooled_) {
   other.ptr_ = nullptr;
   other.bytes_ = 0;
 }
 
 Buffer& Buffer::operator=(Buffer&& other) noexcept {
   if (this != &other) {
-    if (ptr_) cudaFree(ptr_);
+    release();
     ptr_ = other.ptr_;
     bytes_ = other.bytes_;
+    pooled_ = other.pooled_;
     other.ptr_ = nullptr;
     other.bytes_ = 0;
   }
   return *this;
+}
+
+ReleaseScope::ReleaseScope(cudaStream_t stream) : previous_(release_stream) {
+  release_stream = stream;
+}
+
+ReleaseScope::~ReleaseScope() { release_stream = previous_; }
+
+void UseTracker::record(cudaStream_t stream) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const Use& u : uses_)
+    if (u.stream == stream) {
+      check(cudaEventRecord(u.event, stream), "recording the plan's use of a stream");
+      return;
+    }
+  cudaEvent_t ev = nullptr;
+  check(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), "creating an event");
+  const cudaError_t err = cudaEventRecord(ev, stream);
+  if (err != cudaSuccess) {
+    cudaEventDestroy(ev);
+    check(err, "recording the plan's use of a stream");
+  }
+  uses_.push_back({stream, ev});
+}
+
+void UseTracker::order_after(cudaStream_t stream) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const Use& u : uses_) cudaStreamWaitEvent(stream, u.event, 0);
+}
+
+UseTracker::~UseTracker() {
+  for (const Use& u : uses_) cudaEventDestroy(u.event);
 }
 
 void expect_device_pointer(const void* ptr, const char* name) {

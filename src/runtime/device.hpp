@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <vector>
 
 #include "runtime/error.hpp"
@@ -15,7 +16,16 @@ namespace spx::device {
 /// Throws spx::Error(EXECUTION_FAILED, "<what>: <cuda error string>") when err != cudaSuccess.
 void check(cudaError_t err, const char* what);
 
-/// Owning device allocation (cudaMalloc / cudaFree). Move-only.
+/// The library's own streams on a device (non-blocking, created on first use, kept for the
+/// process): plan buffers are allocated on one and released on the other, so that a release
+/// waiting for a plan's work never delays another plan's allocation.
+enum class StreamRole { Allocate = 0, Release = 1 };
+cudaStream_t internal_stream(int device, StreamRole role);
+
+/// Owning device allocation. Allocated from the device's stream-ordered pool (cudaMallocAsync on
+/// the Allocate internal stream, ready on return) where the device has one, else cudaMalloc. Freed with
+/// cudaFreeAsync on the stream of an active ReleaseScope (no host wait, no device-wide stall: the
+/// scope's stream is ordered after the buffer's last use), else with cudaFree. Move-only.
 class Buffer {
  public:
   Buffer() = default;
@@ -32,8 +42,48 @@ class Buffer {
   T* as() const { return static_cast<T*>(ptr_); }
 
  private:
+  void release();
   void* ptr_ = nullptr;
   size_t bytes_ = 0;
+  bool pooled_ = false;  ///< from cudaMallocAsync (may be freed in stream order)
+};
+
+/// While alive, Buffers destroyed on this thread are freed in the order of `stream` instead of
+/// with cudaFree (which waits for the whole device).
+class ReleaseScope {
+ public:
+  explicit ReleaseScope(cudaStream_t stream);
+  ~ReleaseScope();
+  ReleaseScope(const ReleaseScope&) = delete;
+  ReleaseScope& operator=(const ReleaseScope&) = delete;
+
+ private:
+  cudaStream_t previous_;
+};
+
+/// Where an object's device work was queued: one event per stream, recorded after each use, so
+/// that the object can be released once its own work is done without waiting for anything else.
+/// Thread-safe (a plan may be executed by several threads at once).
+class UseTracker {
+ public:
+  UseTracker() = default;
+  ~UseTracker();
+  UseTracker(const UseTracker&) = delete;
+  UseTracker& operator=(const UseTracker&) = delete;
+
+  /// Records that work using the object was just queued on `stream`. Legal during stream capture
+  /// (the record becomes part of the graph; a graph launched later is not tracked).
+  void record(cudaStream_t stream);
+  /// Makes `stream` wait (on the device) for every recorded use.
+  void order_after(cudaStream_t stream) const;
+
+ private:
+  struct Use {
+    cudaStream_t stream;
+    cudaEvent_t event;
+  };
+  mutable std::mutex mutex_;
+  std::vector<Use> uses_;
 };
 
 /// Uploads a host vector into a new device buffer on `stream` (synchronous w.r.t. the host data).

@@ -113,4 +113,7 @@ struct spxPlan {
   /// The chosen family's kernel-ready data and launcher (exactly one is set, per `op`).
   std::unique_ptr<spx::dispatch::SpmmKernelPlan> spmm;
   std::unique_ptr<spx::dispatch::SddmmKernelPlan> sddmm;
+  /// The streams the plan's work was queued on (analyze, executes, value updates): destroying
+  /// the plan waits for that work only, in stream order, never for the whole device.
+  mutable spx::device::UseTracker uses;
 };
