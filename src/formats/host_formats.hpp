@@ -37,6 +37,10 @@ struct BcrsView {
   const int32_t* block_row_ptr = nullptr;  ///< rows / vec_len + 1 entries
   const int32_t* block_col = nullptr;      ///< block_row_ptr[rows / vec_len] entries
   int64_t num_vectors = -1;                ///< expected vector count (< 0: not checked)
+  /// The arrays' names in validation messages: a CSR input (vec_len 1) names them "row_ptr" and
+  /// "col_ind", as the user created them.
+  const char* ptr_name = "block_row_ptr";
+  const char* col_name = "block_col";
 };
 
 /// Vector-wise N:M in the spxCreateNM layout.

@@ -173,16 +173,19 @@ Refusal sptc_can_implement(const SpmmProblem& p) {
   if (p.A.value_slots() > INT32_MAX) return "A has more value slots than SpTC's int32 slot map holds";
   const plan::SortedBcrs s = sorted_structure(p);
   if (s.duplicate_block_row >= 0)
-    return strf("%s %lld repeats a column: the 2:4 layout holds one value per position",
-                v == 1 ? "row" : "block row", ll(s.duplicate_block_row));
+    return strf("%s %lld repeats column %lld (%s[%lld] = %lld): the 2:4 layout holds one value "
+                "per position",
+                v == 1 ? "row" : "block row", ll(s.duplicate_block_row), ll(s.duplicate_col),
+                p.A.format == SPX_FORMAT_CSR ? "col_ind" : "block_col", ll(s.duplicate_index),
+                ll(s.duplicate_col));
   return {};
 }
 
 std::unique_ptr<SpmmKernelPlan> build_sptc_spmm(const SpmmProblem& p, spxPlanInfo_t& info) {
   const plan::SortedBcrs sorted = sorted_structure(p);
   SPX_EXPECTS(sorted.duplicate_block_row < 0, SPX_STATUS_NOT_SUPPORTED,
-              "the SpTC family cannot take a repeated column (block row %lld)",
-              ll(sorted.duplicate_block_row));
+              "the SpTC family cannot take a repeated column (block row %lld, column %lld)",
+              ll(sorted.duplicate_block_row), ll(sorted.duplicate_col));
   const plan::sptc::Overrides overrides = plan::sptc::read_overrides(p.switches);
   const plan::sptc::LayoutChoice want =
       plan::sptc::choose_layout(p.B.cols, vec_len_of(p.A), overrides);

@@ -140,6 +140,10 @@ std::unique_ptr<SpmmKernelPlan> build_srbcrs_spmm(const SpmmProblem& p, spxPlanI
   view.block_row_ptr = host.ptr.data();
   view.block_col = host.idx.data();
   view.num_vectors = p.A.nnz;  // BCRS: vectors; CSR: entries (V = 1)
+  if (p.A.format == SPX_FORMAT_CSR) {  // messages name the user's arrays
+    view.ptr_name = "row_ptr";
+    view.col_name = "col_ind";
+  }
   in.structure = plan::srbcrs_structure_stats(view);
   plan::srbcrs::Decision decision =
       plan::srbcrs::choose(in, plan::srbcrs::read_overrides(p.switches));

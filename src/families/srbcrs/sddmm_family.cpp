@@ -121,6 +121,10 @@ std::unique_ptr<SddmmKernelPlan> build_srbcrs_sddmm(const SddmmProblem& p, spxPl
   view.block_row_ptr = host.ptr.data();
   view.block_col = host.idx.data();
   view.num_vectors = p.C.nnz;
+  if (p.C.format == SPX_FORMAT_CSR) {  // messages name the user's arrays
+    view.ptr_name = "row_ptr";
+    view.col_name = "col_ind";
+  }
   const plan::SrbcrsSddmmPlan sp = plan::srbcrs_sddmm_plan(view);
   info.family = SPX_SPMM_ALG_SRBCRS;
   std::snprintf(info.kernel, sizeof(info.kernel), "%s", decision.kernel().c_str());

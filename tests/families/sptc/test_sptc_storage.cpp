@@ -290,6 +290,21 @@ TEST_CASE("sptc storage: structure sort and its checks", "[sptc]") {
   CHECK(s.block_col == std::vector<int32_t>({2, 5, 9, 4, 4}));
   CHECK(s.vector_slot == std::vector<int32_t>({1, 2, 0, 3, 4}));
   CHECK(s.duplicate_block_row == 1);
+  CHECK(s.duplicate_col == 4);
+  CHECK(s.duplicate_index == 4);  // the user's second entry of column 4 in block row 1
+  {
+    // The first repeat is named, in the user's positions (the sort is stable).
+    const std::vector<int32_t> rep = {7, 3, 7, 1, 2};
+    const plan::SortedBcrs r = plan::sptc_sort_structure(4, 10, 2, 5, ptr.data(), rep.data());
+    CHECK(r.duplicate_block_row == 0);
+    CHECK(r.duplicate_col == 7);
+    CHECK(r.duplicate_index == 2);
+    const std::vector<int32_t> none = {7, 3, 1, 1, 2};
+    const plan::SortedBcrs n = plan::sptc_sort_structure(4, 10, 2, 5, ptr.data(), none.data());
+    CHECK(n.duplicate_block_row == -1);
+    CHECK(n.duplicate_col == -1);
+    CHECK(n.duplicate_index == -1);
+  }
 
   require_invalid([&] { plan::sptc_sort_structure(4, 10, 3, 5, ptr.data(), col.data()); },
                   "vec_len");

@@ -422,6 +422,25 @@ TEST_CASE("SR-BCRS bad structures and configs are INVALID_VALUE", "[srbcrs][layo
     a.col[4] = -1;
     require_invalid([&] { plan::srbcrs_build_structure(a.view(), cfg); }, "block_col[4]");
   }
+  {
+    // A CSR input (V = 1) is named by its own arrays, with the first bad position and value.
+    Bcrs a = hand_matrix(1);
+    a.col[7] = 16;
+    plan::BcrsView v = a.view();
+    v.ptr_name = "row_ptr";
+    v.col_name = "col_ind";
+    require_invalid([&] { plan::srbcrs_build_structure(v, cfg); },
+                    "col_ind[7] = 16 is outside [0, 16)");
+    plan::BcrsView short_count = v;  // the descriptor says 11 entries, row_ptr ends at 12
+    short_count.num_vectors = 11;
+    require_invalid([&] { plan::srbcrs_structure_stats(short_count); },
+                    "row_ptr[3] = 12 must equal the entry count 11");
+    a.ptr = {0, 4, 3, 12};
+    v = a.view();
+    v.ptr_name = "row_ptr";
+    require_invalid([&] { plan::srbcrs_build_structure(v, cfg); },
+                    "row_ptr[2] = 3 is smaller than row_ptr[1] = 4");
+  }
   require_invalid([&] { plan::srbcrs_build_structure(good.view(), config(12, SPX_R_8I)); },
                   "stride 12");
   require_invalid([&] { plan::srbcrs_build_structure(good.view(), config(0, SPX_R_8I)); },

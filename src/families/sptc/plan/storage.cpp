@@ -167,8 +167,11 @@ SortedBcrs sptc_sort_structure(int64_t rows, int64_t cols, int64_t vec_len, int6
       out.block_col[static_cast<size_t>(b + i)] = block_col[src];
       out.vector_slot[static_cast<size_t>(b + i)] = src;
       if (i > 0 && out.duplicate_block_row < 0 &&
-          out.block_col[static_cast<size_t>(b + i)] == out.block_col[static_cast<size_t>(b + i - 1)])
+          out.block_col[static_cast<size_t>(b + i)] == out.block_col[static_cast<size_t>(b + i - 1)]) {
         out.duplicate_block_row = br;
+        out.duplicate_col = block_col[src];
+        out.duplicate_index = src;
+      }
     }
   }
   return out;

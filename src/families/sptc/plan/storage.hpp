@@ -89,6 +89,8 @@ struct SortedBcrs {
   int64_t rows = 0, cols = 0, vec_len = 1;
   std::vector<int32_t> block_row_ptr, block_col, vector_slot;
   int64_t duplicate_block_row = -1;  ///< first block row with a repeated column (-1: none)
+  int64_t duplicate_col = -1;        ///< ... that column
+  int64_t duplicate_index = -1;      ///< ... and its second entry's position in the user's array
   BcrsView view() const;
 };
 

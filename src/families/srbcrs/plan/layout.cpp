@@ -52,9 +52,9 @@ int64_t validate_rows(const BcrsView& a) {
                 ll(a.cols));
   SPX_CHECK_ARG(a.rows % a.vec_len == 0, "rows = %lld is not a multiple of V = %lld", ll(a.rows),
                 ll(a.vec_len));
-  SPX_CHECK_ARG(a.block_row_ptr != nullptr, "block_row_ptr is null");
+  SPX_CHECK_ARG(a.block_row_ptr != nullptr, "%s is null", a.ptr_name);
   const int64_t vrows = a.rows / a.vec_len;
-  check_row_ptr("block_row_ptr", vrows, a.block_row_ptr, a.num_vectors);
+  check_row_ptr(a.ptr_name, vrows, a.block_row_ptr, a.num_vectors);
   return vrows;
 }
 
@@ -93,8 +93,9 @@ SrbcrsLayout srbcrs_build_structure(const BcrsView& a, const SrbcrsConfig& cfg) 
   validate_srbcrs_config(cfg);
   const int64_t vrows = validate_rows(a);
   const int64_t nv = a.block_row_ptr[vrows];
-  SPX_CHECK_ARG(nv == 0 || a.block_col != nullptr, "block_col is null with %lld vectors", ll(nv));
-  if (nv > 0) check_index_range("block_col", nv, a.block_col, 0, a.cols);
+  SPX_CHECK_ARG(nv == 0 || a.block_col != nullptr, "%s is null with %lld vectors", a.col_name,
+                ll(nv));
+  if (nv > 0) check_index_range(a.col_name, nv, a.block_col, 0, a.cols);
 
   SrbcrsLayout l;
   l.rows = a.rows;
