@@ -99,6 +99,7 @@ spxStatus_t spxPlanDestroy(spxPlan_t plan) {
     // library's release stream, after every stream the plan was used on has reached that point.
     // No host wait, nothing else on the device waited for; legal while other streams capture.
     spx::device::DeviceGuard on_device(plan->device);
+    spx::device::RelaxedCaptureMode relaxed;
     const cudaStream_t release =
         spx::device::internal_stream(plan->device, spx::device::StreamRole::Release);
     plan->uses.order_after(release);

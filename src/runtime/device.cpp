@@ -95,7 +95,24 @@ ReleaseScope::ReleaseScope(cudaStream_t stream) : previous_(release_stream) {
 
 ReleaseScope::~ReleaseScope() { release_stream = previous_; }
 
+RelaxedCaptureMode::RelaxedCaptureMode() {
+  previous_ = cudaStreamCaptureModeRelaxed;
+  cudaThreadExchangeStreamCaptureMode(&previous_);
+}
+
+RelaxedCaptureMode::~RelaxedCaptureMode() { cudaThreadExchangeStreamCaptureMode(&previous_); }
+
 void UseTracker::record(cudaStream_t stream) {
+  // Work queued while `stream` is being captured does not run now: it runs when the graph is
+  // launched, which the plan cannot track (an event recorded in a capture cannot be waited on
+  // outside it). Such uses are not recorded; the header asks that a graph holding an execute
+  // of a plan is not launched after the plan is destroyed.
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
+    cudaGetLastError();
+    return;
+  }
+  if (capture != cudaStreamCaptureStatusNone) return;
   std::lock_guard<std::mutex> lock(mutex_);
   for (const Use& u : uses_)
     if (u.stream == stream) {

@@ -61,6 +61,20 @@ class ReleaseScope {
   cudaStream_t previous_;
 };
 
+/// While alive, this thread's stream-capture mode is relaxed: stream-ordered calls on streams that
+/// are not capturing (cudaFreeAsync on the release stream) stay legal while another stream
+/// captures in global mode, which would otherwise refuse them and invalidate that capture.
+class RelaxedCaptureMode {
+ public:
+  RelaxedCaptureMode();
+  ~RelaxedCaptureMode();
+  RelaxedCaptureMode(const RelaxedCaptureMode&) = delete;
+  RelaxedCaptureMode& operator=(const RelaxedCaptureMode&) = delete;
+
+ private:
+  cudaStreamCaptureMode previous_ = cudaStreamCaptureModeRelaxed;
+};
+
 /// Where an object's device work was queued: one event per stream, recorded after each use, so
 /// that the object can be released once its own work is done without waiting for anything else.
 /// Thread-safe (a plan may be executed by several threads at once).
@@ -71,8 +85,8 @@ class UseTracker {
   UseTracker(const UseTracker&) = delete;
   UseTracker& operator=(const UseTracker&) = delete;
 
-  /// Records that work using the object was just queued on `stream`. Legal during stream capture
-  /// (the record becomes part of the graph; a graph launched later is not tracked).
+  /// Records that work using the object was just queued on `stream`. Nothing is recorded while
+  /// `stream` is being captured (that work runs when the graph is launched, which is not tracked).
   void record(cudaStream_t stream);
   /// Makes `stream` wait (on the device) for every recorded use.
   void order_after(cudaStream_t stream) const;

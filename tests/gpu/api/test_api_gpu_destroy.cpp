@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <thread>
 
 #include "api_fixtures.hpp"
@@ -81,10 +82,18 @@ TEST_CASE("spxPlanDestroy during a global-mode capture on this thread", "[api][d
   REQUIRE_SPX(spxSetStream(h.get(), cap.spx()));
   DeviceBuffer ws(workspace_bytes(keep.get()));
   const float one = 1.0f, zero = 0.0f;
+  // The capture must stay active after each call (an illegal call inside it invalidates it).
+  auto capturing = [&cap] {
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    const cudaError_t err = cudaStreamIsCapturing(cap.get(), &status);
+    return err == cudaSuccess && status == cudaStreamCaptureStatusActive;
+  };
   REQUIRE(cudaStreamBeginCapture(cap.get(), cudaStreamCaptureModeGlobal) == cudaSuccess);
   REQUIRE_SPX(spxSpMM(h.get(), keep.get(), &one, p.dA.get(), p.dB.get(), &zero, p.dC.get(),
                       ws.get()));
+  CHECK(capturing());  // after the execute
   CHECK_SPX_STATUS(spxPlanDestroy(doomed), SPX_STATUS_SUCCESS);
+  CHECK(capturing());  // after the destroy
   cudaGraph_t graph = nullptr;
   REQUIRE(cudaStreamEndCapture(cap.get(), &graph) == cudaSuccess);  // the capture stayed valid
   REQUIRE(graph != nullptr);
@@ -96,4 +105,46 @@ TEST_CASE("spxPlanDestroy during a global-mode capture on this thread", "[api][d
                     "the captured execute, replayed");
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
+}
+
+TEST_CASE("which runtime calls a global-mode capture tolerates", "[.diag]") {
+  // Diagnostic (hidden tag): each call made by this thread while it captures `cap` in global
+  // mode, with its error and whether the capture is still active after it.
+  Stream cap, other;
+  void* pooled = nullptr;
+  REQUIRE(cudaMallocAsync(&pooled, 1024, other.get()) == cudaSuccess);
+  other.sync();
+  cudaEvent_t before = nullptr;
+  REQUIRE(cudaEventCreateWithFlags(&before, cudaEventDisableTiming) == cudaSuccess);
+  REQUIRE(cudaEventRecord(before, other.get()) == cudaSuccess);
+  struct Step {
+    const char* name;
+    std::function<cudaError_t()> call;
+  };
+  cudaEvent_t made = nullptr;
+  float host_value = 0;
+  cudaPointerAttributes attr{};
+  const Step steps[] = {
+      {"cudaPointerGetAttributes(host)", [&] { return cudaPointerGetAttributes(&attr, &host_value); }},
+      {"cudaPointerGetAttributes(device)", [&] { return cudaPointerGetAttributes(&attr, pooled); }},
+      {"cudaGetDevice", [&] { int d; return cudaGetDevice(&d); }},
+      {"cudaEventCreateWithFlags", [&] { return cudaEventCreateWithFlags(&made, cudaEventDisableTiming); }},
+      {"cudaEventRecord(capturing stream)", [&] { return cudaEventRecord(made, cap.get()); }},
+      {"cudaStreamWaitEvent(other, pre-capture event)", [&] { return cudaStreamWaitEvent(other.get(), before, 0); }},
+      {"cudaFreeAsync(other)", [&] { return cudaFreeAsync(pooled, other.get()); }},
+      {"cudaEventDestroy(pre-capture event)", [&] { return cudaEventDestroy(before); }},
+  };
+  REQUIRE(cudaStreamBeginCapture(cap.get(), cudaStreamCaptureModeGlobal) == cudaSuccess);
+  for (const Step& st : steps) {
+    const cudaError_t err = st.call();
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    cudaStreamIsCapturing(cap.get(), &status);
+    WARN(st.name << ": " << cudaGetErrorName(err) << ", capture "
+                 << (status == cudaStreamCaptureStatusActive ? "active" : "INVALIDATED"));
+    cudaGetLastError();
+  }
+  cudaGraph_t g = nullptr;
+  WARN("end capture: " << cudaGetErrorName(cudaStreamEndCapture(cap.get(), &g)));
+  if (g) cudaGraphDestroy(g);
+  cudaGetLastError();
 }
