@@ -2,6 +2,8 @@
 
 #include <cublas_v2.h>
 #include <dlfcn.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <mutex>
 #include <utility>
@@ -73,10 +75,13 @@ const char* status_text(cublasStatus_t s) {
   return t ? t : "unknown cuBLAS status";
 }
 
-/// This thread's handles, one per device, destroyed at thread exit.
+/// This thread's handles, one per device, destroyed when a thread other than the main one exits.
+/// The main thread's are left to process exit (as PyTorch does): at exit the CUDA context may
+/// already be torn down when thread-local destructors run.
 struct ThreadHandles {
   std::vector<std::pair<int, cublasHandle_t>> handles;
   ~ThreadHandles() {
+    if (static_cast<pid_t>(syscall(SYS_gettid)) == getpid()) return;
     for (auto& [device, h] : handles) {
       (void)device;
       if (g_api.destroy) g_api.destroy(h);

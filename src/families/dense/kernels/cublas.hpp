@@ -2,8 +2,9 @@
 // where no RPATH points at the CUDA libraries). The first plan that needs it dlopen()s
 // "libcublas.so.13", else "libcublas.so" (a process that already loaded that library, like
 // PyTorch, gets its copy), and resolves the few functions used here with dlsym. Handles are per
-// (device, thread), created on a thread's first GEMM on a device and destroyed when the thread
-// exits, so concurrent executes of one plan share no mutable state.
+// (device, thread), created on a thread's first GEMM on a device and destroyed when that thread
+// exits (the main thread's are left to process exit), so concurrent executes of one plan share
+// no mutable state.
 #pragma once
 
 #include <cuda_runtime_api.h>
