@@ -170,7 +170,8 @@ typedef const struct spxPlanOptions* spxConstPlanOptions_t;
 
 /** What a plan chose and what it holds (filled by spxPlanGetInfo; plain host struct). */
 typedef struct spxPlanInfo {
-  spxSpMMAlg_t family;     /**< the family whose kernel runs (SPX_SPMM_ALG_FALLBACK for the generic one). */
+  spxSpMMAlg_t family;     /**< the family whose kernel runs (SPX_SPMM_ALG_FALLBACK for the generic one,
+                                SPX_SPMM_ALG_DENSE for the dense cuBLAS route). */
   char kernel[64];         /**< kernel name, e.g. "fallback_csr_spmm". */
   char config[192];        /**< tile configuration and options, human-readable. */
   size_t workspace_bytes;  /**< what spxPlanGetWorkspaceSize returns. */
