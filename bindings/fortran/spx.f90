@@ -33,7 +33,12 @@ module spx
     integer(c_int32_t) :: candidates
     integer(c_int32_t) :: searched
     real(c_double) :: predicted_speedup
-    integer(c_int64_t) :: reserved(6)
+    integer(c_int32_t) :: route
+    integer(c_int32_t) :: reserved32
+    real(c_double) :: sparse_estimate_us
+    real(c_double) :: dense_estimate_us
+    integer(c_size_t) :: dense_bytes
+    integer(c_int64_t) :: reserved(2)
   end type spx_plan_info
 
   interface

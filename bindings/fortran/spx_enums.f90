@@ -57,10 +57,18 @@ module spx_enums
   integer(c_int), parameter :: SPX_SPMM_ALG_SRBCRS = 3
   integer(c_int), parameter :: SPX_SPMM_ALG_SPTC_REORDER = 4
   integer(c_int), parameter :: SPX_SPMM_ALG_FALLBACK = 5
+  integer(c_int), parameter :: SPX_SPMM_ALG_DENSE = 6
 
   ! spxPlanOption_t (spxPlanOptionsSet / spxPlanOptionsGet)
   integer(c_int), parameter :: SPX_PLAN_OPTION_AUTOTUNE = 0
   integer(c_int), parameter :: SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT = 1
+  integer(c_int), parameter :: SPX_PLAN_OPTION_DENSE_ROUTE = 2
+  integer(c_int), parameter :: SPX_PLAN_OPTION_ALLOW_TF32 = 3
+
+  ! spxDenseRoute_t (SPX_PLAN_OPTION_DENSE_ROUTE)
+  integer(c_int), parameter :: SPX_DENSE_ROUTE_AUTO = 0
+  integer(c_int), parameter :: SPX_DENSE_ROUTE_NEVER = 1
+  integer(c_int), parameter :: SPX_DENSE_ROUTE_ALWAYS = 2
 
   ! spxValuesLayout_t (SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT)
   integer(c_int), parameter :: SPX_VALUES_LAYOUT_NATIVE = 0

@@ -70,7 +70,12 @@ typedef enum spxSpMMAlg {
   SPX_SPMM_ALG_ELL = 2,          /**< uniform sparsity (USpMM). */
   SPX_SPMM_ALG_SRBCRS = 3,       /**< quantized SR-BCRS on tensor cores (Magicube). */
   SPX_SPMM_ALG_SPTC_REORDER = 4, /**< reorder to 2:4 for sparse tensor cores (Jigsaw). */
-  SPX_SPMM_ALG_FALLBACK = 5      /**< the generic correct kernel (reported by plan info; may be forced). */
+  SPX_SPMM_ALG_FALLBACK = 5,     /**< the generic correct kernel (reported by plan info; may be forced). */
+  SPX_SPMM_ALG_DENSE = 6         /**< SpMM only: a dense copy of A multiplied by cuBLAS (cublasGemmEx;
+                                      float types). Forcing it is the same as
+                                      SPX_PLAN_OPTION_DENSE_ROUTE = SPX_DENSE_ROUTE_ALWAYS without
+                                      building a sparse family's plan. NOT_SUPPORTED where cuBLAS
+                                      cannot be loaded at run time or for integer inputs. */
 } spxSpMMAlg_t;
 
 /** Same families for SDDMM. */
@@ -96,8 +101,35 @@ typedef enum spxPlanOption {
    * the SR-BCRS family's (SPX_SPMM_ALG_SRBCRS): with it, DEFAULT means that family, and input
    * it cannot take, or another forced family, is SPX_STATUS_NOT_SUPPORTED.
    */
-  SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT = 1
+  SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT = 1,
+  /**
+   * int32_t, a spxDenseRoute_t (default SPX_DENSE_ROUTE_AUTO): whether an SpMM plan may run as a
+   * dense product instead (a dense copy of A, owned by the plan, multiplied by cuBLAS, which
+   * libspx loads at run time: libcublas.so.13, else libcublas.so). AUTO compares the sparse
+   * family's estimated time with a model of cuBLAS on the same problem (with
+   * SPX_PLAN_OPTION_AUTOTUNE: measures both) and runs the faster, for SPX_SPMM_ALG_DEFAULT only
+   * (a forced sparse family runs that family); where cuBLAS cannot be loaded it keeps the sparse
+   * route silently. NEVER always runs the sparse family. ALWAYS runs the dense product (input it
+   * cannot take, integer types or no cuBLAS, is SPX_STATUS_NOT_SUPPORTED). Plan info says which
+   * route runs (route, sparse_estimate_us, dense_estimate_us, dense_bytes). Ignored by SDDMM.
+   */
+  SPX_PLAN_OPTION_DENSE_ROUTE = 2,
+  /**
+   * int32_t, 0 (default) or 1. With 1 the dense route may run fp32 products on tensor cores in
+   * TF32 (CUBLAS_COMPUTE_32F_FAST_TF32: inputs rounded to 10-bit mantissas, fp32 accumulation),
+   * and AUTO models it so. With 0 fp32 products are exact fp32 (CUBLAS_COMPUTE_32F_PEDANTIC),
+   * whatever NVIDIA_TF32_OVERRIDE says. The sparse families never use TF32.
+   */
+  SPX_PLAN_OPTION_ALLOW_TF32 = 3
 } spxPlanOption_t;
+
+/** Values of SPX_PLAN_OPTION_DENSE_ROUTE: when an SpMM plan runs as a dense cuBLAS product. */
+typedef enum spxDenseRoute {
+  SPX_DENSE_ROUTE_AUTO = 0,  /**< the faster of the sparse family and dense cuBLAS (by model, or
+                                  measured with SPX_PLAN_OPTION_AUTOTUNE). */
+  SPX_DENSE_ROUTE_NEVER = 1, /**< always the sparse family (the behaviour before this option). */
+  SPX_DENSE_ROUTE_ALWAYS = 2 /**< always dense cuBLAS (NOT_SUPPORTED where it cannot run). */
+} spxDenseRoute_t;
 
 /**
  * Order of a BCRS(V) / CSR values array (SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT). CSR is V = 1.
@@ -138,7 +170,8 @@ typedef const struct spxPlanOptions* spxConstPlanOptions_t;
 
 /** What a plan chose and what it holds (filled by spxPlanGetInfo; plain host struct). */
 typedef struct spxPlanInfo {
-  spxSpMMAlg_t family;     /**< the family whose kernel runs (SPX_SPMM_ALG_FALLBACK for the generic one). */
+  spxSpMMAlg_t family;     /**< the family whose kernel runs (SPX_SPMM_ALG_FALLBACK for the generic one,
+                                SPX_SPMM_ALG_DENSE for the dense cuBLAS route). */
   char kernel[64];         /**< kernel name, e.g. "fallback_csr_spmm". */
   char config[192];        /**< tile configuration and options, human-readable. */
   size_t workspace_bytes;  /**< what spxPlanGetWorkspaceSize returns. */
@@ -155,7 +188,15 @@ typedef struct spxPlanInfo {
   int32_t searched;        /**< 1 once spxSpMM_search has chosen the configuration. */
   double predicted_speedup; /**< the family's model of its speedup over dense cuBLAS for this
                                  shape and sparsity (0 = the family has no model). */
-  int64_t reserved[6];     /**< zero; room for later fields without changing the size. */
+  int32_t route;           /**< 0: the sparse family runs; 1: the dense route (cuBLAS on the plan's
+                                dense copy of A; family is SPX_SPMM_ALG_DENSE). */
+  int32_t reserved32;      /**< zero (alignment). */
+  double sparse_estimate_us; /**< the sparse family's estimated (with SPX_PLAN_OPTION_AUTOTUNE:
+                                  measured) microseconds per execute; 0 when not estimated. */
+  double dense_estimate_us;  /**< the same for dense cuBLAS on this problem; 0 when the dense route
+                                  cannot run here (integer types, no cuBLAS). */
+  size_t dense_bytes;      /**< device bytes of the plan's dense copy of A (0 unless route is 1). */
+  int64_t reserved[2];     /**< zero; room for later fields without changing the size. */
 } spxPlanInfo_t;
 
 #ifdef __cplusplus

@@ -28,6 +28,16 @@ OptionField field(spxPlanOption_t option) {
               "SPX_VALUES_LAYOUT_NATIVE (0) or SPX_VALUES_LAYOUT_SRBCRS (1)", [](int32_t v) {
                 return v == SPX_VALUES_LAYOUT_NATIVE || v == SPX_VALUES_LAYOUT_SRBCRS;
               }};
+    case SPX_PLAN_OPTION_DENSE_ROUTE:
+      return {&spxPlanOptions::dense_route, "SPX_PLAN_OPTION_DENSE_ROUTE",
+              "SPX_DENSE_ROUTE_AUTO (0), SPX_DENSE_ROUTE_NEVER (1) or SPX_DENSE_ROUTE_ALWAYS (2)",
+              [](int32_t v) {
+                return v == SPX_DENSE_ROUTE_AUTO || v == SPX_DENSE_ROUTE_NEVER ||
+                       v == SPX_DENSE_ROUTE_ALWAYS;
+              }};
+    case SPX_PLAN_OPTION_ALLOW_TF32:
+      return {&spxPlanOptions::allow_tf32, "SPX_PLAN_OPTION_ALLOW_TF32", "0 or 1",
+              [](int32_t v) { return v == 0 || v == 1; }};
   }
   spx::fail(SPX_STATUS_INVALID_VALUE,
             spx::strf("option (%d) is not a spxPlanOption_t value", static_cast<int>(option)));

@@ -77,26 +77,47 @@ void select_fastest_candidate(const spxContext& h, spxPlan& plan, const dispatch
   plan.info.searched = 1;
 }
 
+namespace {
+
+/// Unit scalars as host values whatever the handle's pointer mode (int32 for a 32I output), a
+/// scratch C and a workspace: what analyze-time timing runs with.
+struct ScratchCall {
+  spxContext host_scalars;
+  const float one_f = 1.0f, zero_f = 0.0f;
+  const int32_t one_i = 1, zero_i = 0;
+  device::Buffer scratch_c, workspace;
+  spxDnMatDescr c_scratch;
+
+  ScratchCall(const spxContext& h, const spxDnMatDescr& C, size_t workspace_bytes)
+      : host_scalars(h), scratch_c(dense_span_bytes(C)), workspace(workspace_bytes), c_scratch(C) {
+    host_scalars.pointer_mode = SPX_POINTER_MODE_HOST;
+    c_scratch.values = scratch_c.get();
+  }
+  dispatch::SpmmCall call(const spxDnMatDescr& B) const {
+    const bool int_out = c_scratch.type == SPX_R_32I;
+    const void* alpha = int_out ? static_cast<const void*>(&one_i) : &one_f;
+    const void* beta = int_out ? static_cast<const void*>(&zero_i) : &zero_f;
+    return {alpha, beta, B, c_scratch, workspace.get()};
+  }
+};
+
+}  // namespace
+
 void autotune_spmm(const spxContext& h, spxPlan& plan, const spxDnMatDescr& B,
                    const spxDnMatDescr& C) {
   if (plan.spmm->candidate_count() <= 1 || C.rows == 0 || C.cols == 0) return;
-  // Unit scalars as host values whatever the handle's pointer mode; int32 for a 32I output.
-  spxContext host_scalars = h;
-  host_scalars.pointer_mode = SPX_POINTER_MODE_HOST;
-  const float one_f = 1.0f, zero_f = 0.0f;
-  const int32_t one_i = 1, zero_i = 0;
-  const bool int_out = C.type == SPX_R_32I;
-  const void* alpha = int_out ? static_cast<const void*>(&one_i) : &one_f;
-  const void* beta = int_out ? static_cast<const void*>(&zero_i) : &zero_f;
-
-  device::Buffer scratch_c(dense_span_bytes(C));
-  spxDnMatDescr c_scratch = C;
-  c_scratch.values = scratch_c.get();
-  device::Buffer workspace(plan.spmm->workspace_bytes());
-  select_fastest_candidate(host_scalars, plan, {alpha, beta, B, c_scratch, workspace.get()},
-                           "SPX_PLAN_OPTION_AUTOTUNE");
+  const ScratchCall s(h, C, plan.spmm->workspace_bytes());
+  select_fastest_candidate(s.host_scalars, plan, s.call(B), "SPX_PLAN_OPTION_AUTOTUNE");
   // The buffers are freed on return: nothing queued may still use them.
   device::check(cudaStreamSynchronize(h.stream), "finishing the autotune runs");
+}
+
+double time_spmm_us(const spxContext& h, const dispatch::SpmmKernelPlan& k, const spxDnMatDescr& B,
+                    const spxDnMatDescr& C) {
+  const ScratchCall s(h, C, k.workspace_bytes());
+  const float ms = time_selected(s.host_scalars, k, s.call(B));
+  device::check(cudaStreamSynchronize(h.stream), "finishing the timing runs");
+  return 1000.0 * static_cast<double>(ms);
 }
 
 }  // namespace spx::plan

@@ -24,4 +24,10 @@ void select_fastest_candidate(const spxContext& h, spxPlan& plan, const dispatch
 void autotune_spmm(const spxContext& h, spxPlan& plan, const spxDnMatDescr& B,
                    const spxDnMatDescr& C);
 
+/// Microseconds of one run of kernel plan `k` (its selected candidate), the median of
+/// select_fastest_candidate's rounds, with alpha = 1, beta = 0 (host scalars), the caller's B and
+/// a scratch C and workspace (the caller's C is neither read nor written). Blocks until done.
+double time_spmm_us(const spxContext& h, const dispatch::SpmmKernelPlan& k, const spxDnMatDescr& B,
+                    const spxDnMatDescr& C);
+
 }  // namespace spx::plan

@@ -6,6 +6,7 @@
 #include "runtime/elapsed.hpp"
 #include "runtime/log.hpp"
 #include "engine/registry.hpp"
+#include "engine/route.hpp"
 
 spxPlan::spxPlan() = default;
 spxPlan::~spxPlan() = default;
@@ -51,10 +52,8 @@ std::unique_ptr<spxPlan> analyze_spmm(const spxContext& h, const spxSpMatDescr& 
   check_dense(C, "C");
   auto p = new_plan(h, Operation::SpMM, compute_type, A, B, C);
   const dispatch::Switches switches = engine::read_switches();
-  p->spmm = dispatch::build_spmm({h, A, B, C, compute_type, options, switches}, alg, p->info);
-  p->info.candidates = p->spmm->candidate_count();
-  p->info.workspace_bytes = p->spmm->workspace_bytes();
-  if (options.autotune) autotune_spmm(h, *p, B, C);
+  // The sparse family, then the route decision (and SPX_PLAN_OPTION_AUTOTUNE): engine/route.cpp.
+  engine::build_routed_spmm({h, A, B, C, compute_type, options, switches}, alg, *p);
   p->info.analyze_ms = ms_since(start);
   p->uses.record(h.stream);
   log_choice("spxSpMM_analyze", *p, A.rows, A.cols, B.cols);
@@ -82,6 +81,7 @@ std::unique_ptr<spxPlan> analyze_sddmm(const spxContext& h, const spxDnMatDescr&
 void update_values(const spxContext& h, spxPlan& plan, const spxSpMatDescr& A) {
   check_sparse(A, "A");
   plan.spmm->update_values(h, A);
+  if (plan.sparse_spmm) plan.sparse_spmm->update_values(h, A);  // kept next to the dense route
   plan.uses.record(h.stream);
 }
 

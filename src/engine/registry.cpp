@@ -50,12 +50,13 @@ const char* family_name(spxSpMMAlg_t alg) {
     case SPX_SPMM_ALG_SRBCRS: return "SRBCRS";
     case SPX_SPMM_ALG_SPTC_REORDER: return "SPTC_REORDER";
     case SPX_SPMM_ALG_FALLBACK: return "FALLBACK";
+    case SPX_SPMM_ALG_DENSE: return "DENSE";
   }
   return "?";
 }
 
 void check_alg(spxSpMMAlg_t alg) {
-  SPX_CHECK_ARG(alg >= SPX_SPMM_ALG_DEFAULT && alg <= SPX_SPMM_ALG_FALLBACK,
+  SPX_CHECK_ARG(alg >= SPX_SPMM_ALG_DEFAULT && alg <= SPX_SPMM_ALG_DENSE,
                 "alg (%d) is not a valid algorithm value", static_cast<int>(alg));
 }
 
@@ -95,11 +96,15 @@ spxSpMMAlg_t alg_for_layout(const spxPlanOptions& options, spxSpMMAlg_t alg) {
 
 std::unique_ptr<SpmmKernelPlan> build_spmm(const SpmmProblem& p, spxSpMMAlg_t alg,
                                            spxPlanInfo_t& info) {
+  SPX_EXPECTS(alg != SPX_SPMM_ALG_DENSE, SPX_STATUS_INTERNAL_ERROR,
+              "the dense route is built by engine/route.cpp, not from the family table");
   return choose(spmm_families(), p, alg_for_layout(p.options, alg), info, build_fallback_spmm);
 }
 
 std::unique_ptr<SddmmKernelPlan> build_sddmm(const SddmmProblem& p, spxSDDMMAlg_t alg,
                                              spxPlanInfo_t& info) {
+  SPX_EXPECTS(alg != SPX_SPMM_ALG_DENSE, SPX_STATUS_NOT_SUPPORTED,
+              "the dense route (SPX_SPMM_ALG_DENSE) is for SpMM only; SDDMM has no dense path");
   return choose(sddmm_families(), p, alg_for_layout(p.options, alg), info, build_fallback_sddmm);
 }
 

@@ -26,6 +26,8 @@ struct spxContext {
 struct spxPlanOptions {
   int32_t autotune = 0;  ///< SPX_PLAN_OPTION_AUTOTUNE
   int32_t values_layout = SPX_VALUES_LAYOUT_NATIVE;  ///< SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT
+  int32_t dense_route = SPX_DENSE_ROUTE_AUTO;  ///< SPX_PLAN_OPTION_DENSE_ROUTE
+  int32_t allow_tf32 = 0;                      ///< SPX_PLAN_OPTION_ALLOW_TF32
 
   /// The defaults, for the analyze calls that take no options (or NULL).
   static const spxPlanOptions& defaults() {
@@ -110,8 +112,12 @@ struct spxPlan {
   spxPlan();
   ~spxPlan();  // defined where the kernel plan types are complete
   spxPlanInfo_t info{};
-  /// The chosen family's kernel-ready data and launcher (exactly one is set, per `op`).
+  /// The kernel plan that runs (exactly one is set, per `op`): the sparse family's, or the dense
+  /// family's when the dense route was taken (info.route == 1).
   std::unique_ptr<spx::dispatch::SpmmKernelPlan> spmm;
+  /// With the dense route taken under SPX_SPMM_ALG_DEFAULT: the sparse family's plan, kept (its
+  /// values follow spxPlanUpdateValues); null otherwise.
+  std::unique_ptr<spx::dispatch::SpmmKernelPlan> sparse_spmm;
   std::unique_ptr<spx::dispatch::SddmmKernelPlan> sddmm;
   /// The streams the plan's work was queued on (analyze, executes, value updates): destroying
   /// the plan waits for that work only, in stream order, never for the whole device.

@@ -355,6 +355,7 @@ const char* alg_name(spxSpMMAlg_t a) {
     case SPX_SPMM_ALG_SRBCRS: return "SRBCRS";
     case SPX_SPMM_ALG_SPTC_REORDER: return "SPTC_REORDER";
     case SPX_SPMM_ALG_FALLBACK: return "FALLBACK";
+    case SPX_SPMM_ALG_DENSE: return "DENSE";
   }
   return "?";
 }

@@ -40,10 +40,13 @@ std::string check_info(spxPlan_t plan, spxSpMMAlg_t alg, const spxPlanInfo_t& in
   size_t ws = 0;
   if (spxPlanGetWorkspaceSize(plan, &ws) != SPX_STATUS_SUCCESS) os << "GetWorkspaceSize failed; ";
   if (ws != info.workspace_bytes) os << "workspace " << ws << " != info " << info.workspace_bytes << "; ";
-  if (info.family == SPX_SPMM_ALG_DEFAULT || static_cast<int>(info.family) > 5)
+  if (info.family == SPX_SPMM_ALG_DEFAULT || static_cast<int>(info.family) > SPX_SPMM_ALG_DENSE)
     os << "info.family " << static_cast<int>(info.family) << " is not a family; ";
   if (alg != SPX_SPMM_ALG_DEFAULT && info.family != alg)
     os << "forced " << alg_name(alg) << " but info.family is " << alg_name(info.family) << "; ";
+  if ((info.family == SPX_SPMM_ALG_DENSE) != (info.route == 1))
+    os << "info.route " << info.route << " does not match family " << alg_name(info.family) << "; ";
+  if (info.route == 1 && info.dense_bytes == 0 && info.padded_nnz > 0) os << "dense route without dense_bytes; ";
   if (strnlen(info.kernel, sizeof info.kernel) == 0) os << "empty kernel name; ";
   if (strnlen(info.kernel, sizeof info.kernel) == sizeof info.kernel) os << "kernel not NUL-terminated; ";
   if (strnlen(info.config, sizeof info.config) == sizeof info.config) os << "config not NUL-terminated; ";
@@ -59,7 +62,7 @@ void record_not_supported(spxSpMMAlg_t alg, RunStats& stats) {
 std::string RunStats::summary() const {
   std::ostringstream os;
   os << problems << " problems; runs per alg:";
-  for (int a = 0; a < 6; ++a)
+  for (int a = 0; a < static_cast<int>(ran.size()); ++a)
     if (ran[a] + not_supported[a] > 0) {
       os << " " << alg_name(static_cast<spxSpMMAlg_t>(a)) << " " << ran[a];
       if (not_supported[a] > 0) os << " (+" << not_supported[a] << " NOT_SUPPORTED)";

@@ -38,8 +38,8 @@ struct SddmmProblem {
 
 /// What happened to the runs of one problem, and over a whole grid.
 struct RunStats {
-  std::array<int64_t, 6> ran{};            ///< per alg: runs that analyzed and executed
-  std::array<int64_t, 6> not_supported{};  ///< per alg: analyze said NOT_SUPPORTED
+  std::array<int64_t, 7> ran{};            ///< per alg (DENSE included): runs that analyzed and executed
+  std::array<int64_t, 7> not_supported{};  ///< per alg: analyze said NOT_SUPPORTED
   std::map<std::string, int64_t> kernels;  ///< kernel name (plan info) -> runs
   int64_t failed = 0;                      ///< runs with any failed check
   int64_t problems = 0;

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <set>
@@ -47,10 +48,19 @@ static_assert(SPX_FORMAT_CSR == 0 && SPX_FORMAT_BCRS == 1 && SPX_FORMAT_NM == 2 
               "format values are ABI");
 static_assert(SPX_SPMM_ALG_DEFAULT == 0 && SPX_SPMM_ALG_NM == 1 && SPX_SPMM_ALG_ELL == 2 &&
                   SPX_SPMM_ALG_SRBCRS == 3 && SPX_SPMM_ALG_SPTC_REORDER == 4 &&
-                  SPX_SPMM_ALG_FALLBACK == 5,
+                  SPX_SPMM_ALG_FALLBACK == 5 && SPX_SPMM_ALG_DENSE == 6,
               "algorithm values are ABI");
 static_assert(SPX_POINTER_MODE_HOST == 0 && SPX_POINTER_MODE_DEVICE == 1, "pointer modes are ABI");
-static_assert(SPX_PLAN_OPTION_AUTOTUNE == 0, "plan option values are ABI");
+static_assert(SPX_PLAN_OPTION_AUTOTUNE == 0 && SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT == 1 &&
+                  SPX_PLAN_OPTION_DENSE_ROUTE == 2 && SPX_PLAN_OPTION_ALLOW_TF32 == 3,
+              "plan option values are ABI");
+static_assert(SPX_DENSE_ROUTE_AUTO == 0 && SPX_DENSE_ROUTE_NEVER == 1 && SPX_DENSE_ROUTE_ALWAYS == 2,
+              "dense route values are ABI");
+// The dense route's fields took their room from `reserved` (the size above is unchanged).
+static_assert(offsetof(spxPlanInfo_t, route) == offsetof(spxPlanInfo_t, predicted_speedup) + 8 &&
+                  offsetof(spxPlanInfo_t, reserved) + sizeof(spxPlanInfo_t::reserved) ==
+                      sizeof(spxPlanInfo_t),
+              "plan info: the dense route's fields follow predicted_speedup");
 // New fields take their room from `reserved`: the struct keeps its size (LP64: 400 bytes).
 static_assert(sizeof(spxPlanInfo_t::kernel) == 64 && sizeof(spxPlanInfo_t::config) == 192 &&
                   (sizeof(void*) != 8 || sizeof(spxPlanInfo_t) == 400),
@@ -254,6 +264,40 @@ TEST_CASE("plan options: bad arguments", "[api][cpu]") {
   // A rejected value leaves the object unchanged.
   REQUIRE_SPX(spxPlanOptionsGet(opts, SPX_PLAN_OPTION_AUTOTUNE, &v, sizeof v));
   CHECK(v == 0);
+  CHECK_SPX_STATUS(spxDestroyPlanOptions(opts), SPX_STATUS_SUCCESS);
+}
+
+TEST_CASE("plan options: the dense route and TF32", "[api][cpu]") {
+  spxPlanOptions_t opts = nullptr;
+  REQUIRE_SPX(spxCreatePlanOptions(&opts));
+  int32_t v = -7;
+  REQUIRE_SPX(spxPlanOptionsGet(opts, SPX_PLAN_OPTION_DENSE_ROUTE, &v, sizeof v));
+  CHECK(v == SPX_DENSE_ROUTE_AUTO);
+  REQUIRE_SPX(spxPlanOptionsGet(opts, SPX_PLAN_OPTION_ALLOW_TF32, &v, sizeof v));
+  CHECK(v == 0);
+  for (const int32_t route : {SPX_DENSE_ROUTE_NEVER, SPX_DENSE_ROUTE_ALWAYS, SPX_DENSE_ROUTE_AUTO}) {
+    REQUIRE_SPX(spxPlanOptionsSet(opts, SPX_PLAN_OPTION_DENSE_ROUTE, &route, sizeof route));
+    REQUIRE_SPX(spxPlanOptionsGet(opts, SPX_PLAN_OPTION_DENSE_ROUTE, &v, sizeof v));
+    CHECK(v == route);
+  }
+  const int32_t always = SPX_DENSE_ROUTE_ALWAYS, on = 1;
+  REQUIRE_SPX(spxPlanOptionsSet(opts, SPX_PLAN_OPTION_DENSE_ROUTE, &always, sizeof always));
+  REQUIRE_SPX(spxPlanOptionsSet(opts, SPX_PLAN_OPTION_ALLOW_TF32, &on, sizeof on));
+  for (const int32_t bad : {3, -1, 99}) {
+    CHECK_SPX_INVALID(spxPlanOptionsSet(opts, SPX_PLAN_OPTION_DENSE_ROUTE, &bad, sizeof bad));
+    CHECK(last_message().find("SPX_PLAN_OPTION_DENSE_ROUTE") != std::string::npos);
+    CHECK(last_message().find("SPX_DENSE_ROUTE_ALWAYS (2)") != std::string::npos);
+    CHECK_SPX_INVALID(spxPlanOptionsSet(opts, SPX_PLAN_OPTION_ALLOW_TF32, &bad, sizeof bad));
+    CHECK(last_message().find("SPX_PLAN_OPTION_ALLOW_TF32 must be 0 or 1") != std::string::npos);
+  }
+  const int64_t wide = 1;
+  CHECK_SPX_INVALID(spxPlanOptionsSet(opts, SPX_PLAN_OPTION_DENSE_ROUTE, &wide, sizeof wide));
+  CHECK_SPX_INVALID(spxPlanOptionsGet(opts, SPX_PLAN_OPTION_ALLOW_TF32, &v, 2));
+  // Rejected values leave the object unchanged.
+  REQUIRE_SPX(spxPlanOptionsGet(opts, SPX_PLAN_OPTION_DENSE_ROUTE, &v, sizeof v));
+  CHECK(v == SPX_DENSE_ROUTE_ALWAYS);
+  REQUIRE_SPX(spxPlanOptionsGet(opts, SPX_PLAN_OPTION_ALLOW_TF32, &v, sizeof v));
+  CHECK(v == 1);
   CHECK_SPX_STATUS(spxDestroyPlanOptions(opts), SPX_STATUS_SUCCESS);
 }
 

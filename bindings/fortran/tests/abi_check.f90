@@ -15,7 +15,7 @@ program abi_check
     end function
   end interface
   type(spx_plan_info), target :: info
-  integer(c_size_t) :: offsets(0:16)
+  integer(c_size_t) :: offsets(0:21)
   integer(c_intptr_t) :: base
   integer(c_int) :: i, version, ok
   integer :: failures
@@ -39,9 +39,14 @@ program abi_check
   offsets(13) = at(c_loc(info%candidates))
   offsets(14) = at(c_loc(info%searched))
   offsets(15) = at(c_loc(info%predicted_speedup))
-  offsets(16) = at(c_loc(info%reserved))
+  offsets(16) = at(c_loc(info%route))
+  offsets(17) = at(c_loc(info%reserved32))
+  offsets(18) = at(c_loc(info%sparse_estimate_us))
+  offsets(19) = at(c_loc(info%dense_estimate_us))
+  offsets(20) = at(c_loc(info%dense_bytes))
+  offsets(21) = at(c_loc(info%reserved))
   call expect(c_sizeof(info) == spx_test_plan_info_size(), "sizeof(spx_plan_info)")
-  do i = 0, 16
+  do i = 0, 21
     call expect(offsets(i) == spx_test_plan_info_offset(i), "field offset")
   end do
 

@@ -25,7 +25,12 @@ size_t spx_test_plan_info_offset(int field) {
     case 13: return offsetof(spxPlanInfo_t, candidates);
     case 14: return offsetof(spxPlanInfo_t, searched);
     case 15: return offsetof(spxPlanInfo_t, predicted_speedup);
-    case 16: return offsetof(spxPlanInfo_t, reserved);
+    case 16: return offsetof(spxPlanInfo_t, route);
+    case 17: return offsetof(spxPlanInfo_t, reserved32);
+    case 18: return offsetof(spxPlanInfo_t, sparse_estimate_us);
+    case 19: return offsetof(spxPlanInfo_t, dense_estimate_us);
+    case 20: return offsetof(spxPlanInfo_t, dense_bytes);
+    case 21: return offsetof(spxPlanInfo_t, reserved);
   }
   return (size_t)-1;
 }

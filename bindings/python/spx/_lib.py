@@ -42,7 +42,12 @@ class PlanInfoStruct(ctypes.Structure):
         ("candidates", c_int32),
         ("searched", c_int32),
         ("predicted_speedup", c_double),
-        ("reserved", c_int64 * 6),
+        ("route", c_int32),
+        ("reserved32", c_int32),
+        ("sparse_estimate_us", c_double),
+        ("dense_estimate_us", c_double),
+        ("dense_bytes", c_size_t),
+        ("reserved", c_int64 * 2),
     ]
 
 

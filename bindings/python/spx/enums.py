@@ -81,6 +81,7 @@ class SpMMAlg(IntEnum):
     SRBCRS = 3
     SPTC_REORDER = 4
     FALLBACK = 5
+    DENSE = 6
 
 
 #: spxSDDMMAlg_t is the same enum in C.
@@ -92,6 +93,16 @@ class PlanOption(IntEnum):
 
     AUTOTUNE = 0
     SPARSE_VALUES_LAYOUT = 1
+    DENSE_ROUTE = 2
+    ALLOW_TF32 = 3
+
+
+class DenseRoute(IntEnum):
+    """spxDenseRoute_t: when an SpMM plan runs as dense cuBLAS (PlanOption.DENSE_ROUTE)."""
+
+    AUTO = 0
+    NEVER = 1
+    ALWAYS = 2
 
 
 class ValuesLayout(IntEnum):

@@ -9,10 +9,11 @@ import ctypes
 
 from ._lib import call
 from ._owned import COwner
-from .enums import PlanOption, ValuesLayout
+from .enums import DenseRoute, PlanOption, ValuesLayout
 
 #: The C value type of each option (spxPlanOptionsSet checks the size).
-_VALUE_TYPES = {PlanOption.AUTOTUNE: ctypes.c_int32, PlanOption.SPARSE_VALUES_LAYOUT: ctypes.c_int32}
+_VALUE_TYPES = {PlanOption.AUTOTUNE: ctypes.c_int32, PlanOption.SPARSE_VALUES_LAYOUT: ctypes.c_int32,
+                PlanOption.DENSE_ROUTE: ctypes.c_int32, PlanOption.ALLOW_TF32: ctypes.c_int32}
 
 
 class PlanOptions(COwner):
@@ -22,17 +23,25 @@ class PlanOptions(COwner):
     (reading B, writing only a scratch C) and keeps the fastest, like ``plan.search``.
     values_layout: the order of the sparse operand's values (spx.ValuesLayout): NATIVE, or SRBCRS
     (SDDMM writes C, SpMM reads A, in the SR-BCRS family's padded stride-major order; see
-    spxValuesLayout_t in spx_types.h and spx.host.srbcrs_slot_ptr)."""
+    spxValuesLayout_t in spx_types.h and spx.host.srbcrs_slot_ptr).
+    dense_route: whether an SpMM plan may run as dense cuBLAS on a copy of A (spx.DenseRoute):
+    AUTO (the faster by model, or measured with autotune), NEVER, ALWAYS.
+    allow_tf32: the dense route may run fp32 products in TF32 on tensor cores."""
 
     _c_destroy = "spxDestroyPlanOptions"
 
-    def __init__(self, *, autotune: bool = False, values_layout: ValuesLayout = ValuesLayout.NATIVE):
+    def __init__(self, *, autotune: bool = False, values_layout: ValuesLayout = ValuesLayout.NATIVE,
+                 dense_route: DenseRoute = DenseRoute.AUTO, allow_tf32: bool = False):
         self._ptr = ctypes.c_void_p()
         call("spxCreatePlanOptions", ctypes.byref(self._ptr))
         if autotune:
             self.autotune = True
         if values_layout != ValuesLayout.NATIVE:
             self.values_layout = values_layout
+        if dense_route != DenseRoute.AUTO:
+            self.dense_route = dense_route
+        if allow_tf32:
+            self.allow_tf32 = True
 
     @property
     def ptr(self) -> ctypes.c_void_p:
@@ -70,6 +79,22 @@ class PlanOptions(COwner):
     @values_layout.setter
     def values_layout(self, layout: ValuesLayout) -> None:
         self.set(PlanOption.SPARSE_VALUES_LAYOUT, int(layout))
+
+    @property
+    def dense_route(self) -> DenseRoute:
+        return DenseRoute(self.get(PlanOption.DENSE_ROUTE))
+
+    @dense_route.setter
+    def dense_route(self, route: DenseRoute) -> None:
+        self.set(PlanOption.DENSE_ROUTE, int(route))
+
+    @property
+    def allow_tf32(self) -> bool:
+        return bool(self.get(PlanOption.ALLOW_TF32))
+
+    @allow_tf32.setter
+    def allow_tf32(self, on: bool) -> None:
+        self.set(PlanOption.ALLOW_TF32, 1 if on else 0)
 
 
 def resolve_options(options: PlanOptions | None, autotune: bool | None) -> tuple[PlanOptions | None, bool]:

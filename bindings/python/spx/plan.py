@@ -42,6 +42,13 @@ class PlanInfo:
     candidates: int
     searched: bool
     predicted_speedup: float
+    #: 0: the sparse family runs; 1: the dense route (cuBLAS on the plan's dense copy of A).
+    route: int = 0
+    #: estimated (measured with autotune) microseconds per execute of each route; 0 = none.
+    sparse_estimate_us: float = 0.0
+    dense_estimate_us: float = 0.0
+    #: device bytes of the plan's dense copy of A (0 unless route is 1).
+    dense_bytes: int = 0
 
     @classmethod
     def from_struct(cls, s: PlanInfoStruct) -> "PlanInfo":
@@ -55,7 +62,9 @@ class PlanInfo:
                    padded_nnz=s.padded_nnz, columns_skipped=s.columns_skipped,
                    reorder_retries=s.reorder_retries, split_k=s.split_k, packing=bool(s.packing),
                    candidates=s.candidates, searched=bool(s.searched),
-                   predicted_speedup=s.predicted_speedup)
+                   predicted_speedup=s.predicted_speedup, route=s.route,
+                   sparse_estimate_us=s.sparse_estimate_us,
+                   dense_estimate_us=s.dense_estimate_us, dense_bytes=s.dense_bytes)
 
 
 def _is_device_scalar(x) -> bool:

@@ -24,6 +24,23 @@ def test_out_of_range_value_is_the_librarys_error():
         assert opts.autotune is False  # unchanged
 
 
+def test_dense_route_and_tf32_options():
+    with spx.PlanOptions() as opts:
+        assert opts.dense_route == spx.DenseRoute.AUTO
+        assert opts.allow_tf32 is False
+        opts.dense_route = spx.DenseRoute.ALWAYS
+        assert opts.get(spx.PlanOption.DENSE_ROUTE) == 2
+        opts.allow_tf32 = True
+        assert opts.get(spx.PlanOption.ALLOW_TF32) == 1
+        with pytest.raises(spx.InvalidValueError, match="SPX_DENSE_ROUTE_AUTO"):
+            opts.set(spx.PlanOption.DENSE_ROUTE, 3)
+        assert opts.dense_route == spx.DenseRoute.ALWAYS  # unchanged
+        with pytest.raises(spx.InvalidValueError, match="0 or 1"):
+            opts.set(spx.PlanOption.ALLOW_TF32, -1)
+    with spx.PlanOptions(dense_route=spx.DenseRoute.NEVER, allow_tf32=True) as opts:
+        assert opts.dense_route == spx.DenseRoute.NEVER and opts.allow_tf32 is True
+
+
 def test_closed_options_refuse_use():
     opts = spx.PlanOptions()
     opts.close()

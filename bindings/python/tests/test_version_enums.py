@@ -17,6 +17,7 @@ ENUMS = {
     "spxSpMMAlg": (spx.SpMMAlg, "SPX_SPMM_ALG_"),
     "spxPlanOption": (spx.PlanOption, "SPX_PLAN_OPTION_"),
     "spxValuesLayout": (spx.ValuesLayout, "SPX_VALUES_LAYOUT_"),
+    "spxDenseRoute": (spx.DenseRoute, "SPX_DENSE_ROUTE_"),
 }
 
 

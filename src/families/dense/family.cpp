@@ -1,0 +1,165 @@
+#include "families/dense/family.hpp"
+
+#include <cstdint>
+#include <cstdio>
+
+#include "families/dense/kernels/cublas.hpp"
+#include "families/dense/kernels/densify.hpp"
+#include "families/dense/plan/gemm.hpp"
+#include "families/structure.hpp"
+#include "runtime/dtype.hpp"
+
+namespace spx::dispatch {
+namespace {
+
+bool tf32_for(const SpmmProblem& p) { return p.options.allow_tf32 == 1 && p.A.type == SPX_R_32F; }
+
+class DenseSpmm final : public SpmmKernelPlan {
+ public:
+  DenseSpmm(const SpmmProblem& p, const plan::CsrStructure& csr)
+      : layout_(plan::gemm_layout(p.A.rows, p.A.cols, p.B.cols, p.B.order, p.C.order)),
+        type_(p.A.type),
+        tf32_(tf32_for(p)) {
+    device::check(kernels::dense::densify_load(), "loading the densify kernel");
+    const plan::DensifyMap map = plan::densify_map(csr, p.A.cols);
+    entries_ = static_cast<int64_t>(map.pos.size());
+    pos_ = device::upload(map.pos, p.h.stream);
+    slot_ = device::upload(map.slot, p.h.stream);
+    const size_t elem = dtype::storage_bytes(type_, 1);
+    const uint64_t elems = static_cast<uint64_t>(p.A.rows) * static_cast<uint64_t>(p.A.cols);
+    const bool fits = p.A.cols == 0 || (elems / static_cast<uint64_t>(p.A.cols) ==
+                                            static_cast<uint64_t>(p.A.rows) &&
+                                        elems <= SIZE_MAX / elem);
+    SPX_EXPECTS(fits,
+                SPX_STATUS_ALLOC_FAILED, "the dense copy of A (%lld x %lld) does not fit in memory",
+                static_cast<long long>(p.A.rows), static_cast<long long>(p.A.cols));
+    const size_t bytes = static_cast<size_t>(elems) * elem;
+    try {
+      dense_ = device::Buffer(bytes);
+    } catch (const Error& e) {
+      fail(e.status(), strf("allocating the dense copy of A (%lld x %lld %s, %zu bytes) for the "
+                            "dense route: %s",
+                            static_cast<long long>(p.A.rows), static_cast<long long>(p.A.cols),
+                            dtype::name(type_), bytes, e.what()));
+    }
+    update_values(p.h, p.A);
+    device::check(cudaStreamSynchronize(p.h.stream), "densifying A into the plan");
+  }
+
+  void run(const spxContext& h, const SpmmCall& call) const override {
+    if (call.C.rows == 0 || call.C.cols == 0) return;
+    kernels::dense::GemmArgs g;
+    g.trans_first = layout_.trans_first;
+    g.trans_second = layout_.trans_second;
+    g.m = static_cast<int>(layout_.m);
+    g.n = static_cast<int>(layout_.n);
+    g.k = static_cast<int>(layout_.k);
+    const void* a = dense_.get();
+    const int lda = static_cast<int>(layout_.lda);
+    const int ldb = static_cast<int>(call.B.ld);
+    g.first = layout_.first_is_a ? a : call.B.values;
+    g.ld_first = layout_.first_is_a ? lda : ldb;
+    g.second = layout_.first_is_a ? call.B.values : a;
+    g.ld_second = layout_.first_is_a ? ldb : lda;
+    g.ab_type = type_;
+    g.c = call.C.values;
+    g.ldc = static_cast<int>(call.C.ld);
+    g.c_type = call.C.type;
+    g.compute = type_ != SPX_R_32F ? kernels::dense::GemmCompute::Fp32
+                : tf32_           ? kernels::dense::GemmCompute::Tf32
+                                  : kernels::dense::GemmCompute::Fp32Pedantic;
+    g.alpha = static_cast<const float*>(call.alpha);
+    g.beta = static_cast<const float*>(call.beta);
+    g.device_scalars = h.pointer_mode == SPX_POINTER_MODE_DEVICE;
+    const std::string err = kernels::dense::gemm(g, h.device, h.stream);
+    SPX_EXPECTS(err.empty(), SPX_STATUS_EXECUTION_FAILED, "the dense route: %s", err.c_str());
+  }
+
+  void update_values(const spxContext& h, const spxSpMatDescr& A) override {
+    if (A.value_slots() > 0) device::expect_device_pointer(A.values, "A's values");
+    kernels::dense::DensifyArgs d;
+    d.count = entries_;
+    d.pos = pos_.as<int64_t>();
+    d.slot = slot_.as<int64_t>();
+    d.src = A.values;
+    d.type = type_;
+    d.dst = dense_.get();
+    d.dst_bytes = dense_.bytes();
+    device::check(kernels::dense::densify(d, h.stream), "launching the densify kernel");
+  }
+
+  std::string describe(int) const override {
+    return plan::describe_gemm(layout_, type_, c_type_, tf32_, b_order_, c_order_);
+  }
+
+  void set_orders(spxOrder_t b, spxOrder_t c, spxDataType_t c_type) {
+    b_order_ = b;
+    c_order_ = c;
+    c_type_ = c_type;
+  }
+  size_t metadata_bytes() const { return pos_.bytes() + slot_.bytes(); }
+  size_t dense_bytes() const { return dense_.bytes(); }
+
+ private:
+  plan::GemmLayout layout_;
+  spxDataType_t type_;
+  bool tf32_;
+  spxOrder_t b_order_ = SPX_ORDER_ROW, c_order_ = SPX_ORDER_ROW;
+  spxDataType_t c_type_ = SPX_R_32F;
+  int64_t entries_ = 0;
+  device::Buffer pos_, slot_;  ///< int64[entries]: dense element and user value slot
+  device::Buffer dense_;       ///< row-major m x k of A's type
+};
+
+}  // namespace
+
+Refusal dense_can_implement(const SpmmProblem& p) {
+  const spxDataType_t t = p.A.type;
+  if (t != SPX_R_32F && t != SPX_R_16F && t != SPX_R_16BF)
+    return strf("the dense route runs 32F, 16F and 16BF inputs only, not %s (integer products "
+                "stay on the sparse families)",
+                dtype::name(t));
+  if (p.options.values_layout != SPX_VALUES_LAYOUT_NATIVE)
+    return "the dense route reads A's values in the native layout only";
+  for (const int64_t v : {p.A.rows, p.A.cols, p.B.cols, p.B.ld, p.C.ld})
+    if (!plan::fits_cublas_int(v))
+      return strf("a size or leading dimension (%lld) exceeds cuBLAS's 32-bit int",
+                  static_cast<long long>(v));
+  if (p.switches.flag("SPX_DENSE_NO_CUBLAS") == 1)
+    return "cuBLAS (libcublas.so.13 / libcublas.so) is unavailable: SPX_DENSE_NO_CUBLAS=1";
+  const std::string& err = kernels::dense::cublas_load_error();
+  if (!err.empty()) return err;
+  return {};
+}
+
+plan::GemmSize dense_gemm_size(const SpmmProblem& p, bool tf32) {
+  plan::GemmSize g;
+  g.m = p.A.rows;
+  g.k = p.A.cols;
+  g.n = p.B.cols;
+  g.in_bytes = static_cast<int>(dtype::storage_bytes(p.A.type, 1));
+  g.out_bytes = static_cast<int>(dtype::storage_bytes(p.C.type, 1));
+  g.math = p.A.type != SPX_R_32F ? plan::GemmMath::Half
+           : tf32                ? plan::GemmMath::Tf32
+                                 : plan::GemmMath::Fp32;
+  return g;
+}
+
+std::unique_ptr<SpmmKernelPlan> build_dense_spmm(const SpmmProblem& p, spxPlanInfo_t& info) {
+  const plan::CsrStructure csr = to_csr(p.A, download_structure(p.h, p.A));
+  auto k = std::make_unique<DenseSpmm>(p, csr);
+  k->set_orders(p.B.order, p.C.order, p.C.type);
+  info.family = SPX_SPMM_ALG_DENSE;
+  std::snprintf(info.kernel, sizeof(info.kernel), "cublas_gemm_ex");
+  std::snprintf(info.config, sizeof(info.config), "%s", k->describe(0).c_str());
+  info.metadata_bytes = k->metadata_bytes();
+  info.values_bytes = k->dense_bytes();
+  info.dense_bytes = k->dense_bytes();
+  info.padded_nnz = p.A.rows * p.A.cols;
+  info.split_k = 1;
+  info.packing = 0;
+  info.route = 1;
+  return k;
+}
+
+}  // namespace spx::dispatch
