@@ -26,6 +26,7 @@ struct Api {
   decltype(&cublasDestroy_v2) destroy = nullptr;
   decltype(&cublasSetStream_v2) set_stream = nullptr;
   decltype(&cublasSetPointerMode_v2) set_pointer_mode = nullptr;
+  decltype(&cublasSetMathMode) set_math_mode = nullptr;
   GemmExFn gemm_ex = nullptr;
   decltype(&cublasGetStatusString) status_string = nullptr;
 };
@@ -61,6 +62,7 @@ void load() {
   resolve(lib, "cublasDestroy_v2", api.destroy, missing);
   resolve(lib, "cublasSetStream_v2", api.set_stream, missing);
   resolve(lib, "cublasSetPointerMode_v2", api.set_pointer_mode, missing);
+  resolve(lib, "cublasSetMathMode", api.set_math_mode, missing);
   resolve(lib, "cublasGemmEx", api.gemm_ex, missing);
   resolve(lib, "cublasGetStatusString", api.status_string, missing);
   if (!missing.empty()) {
@@ -97,6 +99,17 @@ cublasHandle_t handle_for(int device, std::string& error) {
   const cublasStatus_t s = g_api.create(&h);
   if (s != CUBLAS_STATUS_SUCCESS) {
     error = strf("cublasCreate failed: %s", status_text(s));
+    return nullptr;
+  }
+  // fp16 / bf16 outputs: split-K partial sums are reduced in fp32 (the compute type), not
+  // rounded to the output type in between, so C is rounded once, as the sparse kernels round it
+  // (H200: bf16 C, 264 x 256 x 72, beta 1 came out up to 1.2 ulp off with the default).
+  const cublasStatus_t m = g_api.set_math_mode(
+      h, static_cast<cublasMath_t>(CUBLAS_DEFAULT_MATH |
+                                   CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION));
+  if (m != CUBLAS_STATUS_SUCCESS) {
+    g_api.destroy(h);
+    error = strf("cublasSetMathMode failed: %s", status_text(m));
     return nullptr;
   }
   t_handles.handles.emplace_back(device, h);
