@@ -16,7 +16,8 @@
 // step never waits on its indices (the paper's deeper pipeline: indices n + 2 while loading
 // n + 1 and computing n, for kStages = 3). Resident (kResident true): the block loads its
 // panel's gather indices, A and metadata once, and the stages carry only B: every further n
-// tile of the block reads B alone from L2.
+// tile of the block reads B alone from L2. These loads (and the pipeline's waits) are
+// producer.cuh's Producer, shared with the warpgroup kernel; B's layout here is its MmaBLayout.
 // When a tile's last pair is computed, each warp writes its C fragments through a shared-memory
 // region of its own (no block barrier), one 16-row slice at a time, in 16-byte vectors along
 // C's contiguous dimension; rows go through the plan's row map (clustered row order) if any.
@@ -33,6 +34,7 @@
 #include "families/sptc/kernels/config.hpp"
 #include "families/sptc/kernels/epilogue.cuh"
 #include "families/sptc/kernels/launch.cuh"
+#include "families/sptc/kernels/producer.cuh"
 
 namespace spx::kernels::sptc::detail {
 
@@ -68,16 +70,6 @@ SPX_SPTC_MMA(__half, "f16", 1)
 SPX_SPTC_MMA(__nv_bfloat16, "bf16", 0)
 SPX_SPTC_MMA(__nv_bfloat16, "bf16", 1)
 #undef SPX_SPTC_MMA
-
-/// A 16-byte cp.async (L2 only) that writes zeros instead when `zero` (the ignore-src form: one
-/// predicate, where the src-size form costs the address arithmetic of a byte count).
-__device__ __forceinline__ void cp_async16_or_zero(uint32_t dst, const void* src, bool zero) {
-  asm volatile(
-      "{\n .reg .pred z;\n setp.ne.b32 z, %2, 0;\n"
-      " cp.async.cg.shared.global [%0], [%1], 16, z;\n}\n" ::"r"(dst),
-      "l"(src), "r"(static_cast<int>(zero))
-      : "memory");
-}
 
 /// What a block computes (both kernels): its record from plan::sptc_block_records (panel, first
 /// k-tile pair, k tiles) and its run of `tiles_per_block` column tiles of BN (blockIdx.y), walked
@@ -169,8 +161,6 @@ __global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 1
                      : reinterpret_cast<uint32_t*>(smem + s * kStageStride + S::kBBytes +
                                                    S::kABytes);
   };
-  // Gather indices of step q (stage s, pair j).
-  auto step_idx = [&](int s, int j) { return kResident ? res_gather + j * kPairK : idx_ring + s * kPairK; };
 
   float acc[kWarpSlices][kNB][4];
   auto clear = [&]() {
@@ -194,178 +184,26 @@ __global__ void __launch_bounds__(TileShape<BT, BN>::kThreads, BT == 128 ? 2 : 1
     return;
   }
 
-  if constexpr (kResident) {
-    // The panel's gather indices first (the B copies need them), then its metadata and A, which
-    // join step 0's group.
-    for (int c = tid; c < npairs * (kPairGatherBytes / 16); c += kThreads)
-      cp_async16(smem_address(res_gather + c * 4), p.gather + pair0 * kPairK + c * 4, 16);
-    cp_async_commit();
-    cp_async_wait<0>();
-    __syncthreads();
-    for (int c = tid; c < npairs * kSlices * (kPairSliceMBytes / 16); c += kThreads)
-      cp_async16(smem_address(res_meta + c * 4), p.metadata + pair0 * (kSlices * 32) + c * 4, 16);
-    for (int c = tid; c < npairs * kSlices * (kPairSliceABytes / 16); c += kThreads)
-      cp_async16(smem_address(res_a + c * 8), p.values + pair0 * (kSlices * 512) + c * 8, 16);
-  } else {
-    // The indices of the first kStages - 1 steps, synchronously (the only exposed index latency).
-    for (int e = tid; e < (kStages - 1) * kPairK; e += kThreads) {
-      const int q = e / kPairK;
-      idx_ring[e] = q < steps ? __ldg(p.gather + (pair0 + q % npairs) * kPairK + e % kPairK) : -1;
-    }
-    __syncthreads();
-  }
+  if constexpr (kResident)
+    load_resident_panel<kThreads, kSlices>(p, res_gather, res_meta, res_a, pair0, npairs, tid);
+  else
+    load_first_indices<kThreads>(p, idx_ring, pair0, npairs, steps, tid);
 
-  // The B gather (aligned path): thread (row group rg, chunk) copies the 16-byte chunk `chunk`
-  // of kRowsPerThread consecutive B rows of a step, so its gather indices are one or two vector
-  // loads from shared memory instead of one load per row.
-  constexpr int kChunksPerRow = BN / 8;
-  constexpr int kRowGroups = kThreads / kChunksPerRow;
-  constexpr int kRowsPerThread = kPairK / kRowGroups;
-  static_assert(kThreads % kChunksPerRow == 0 && kPairK % kRowGroups == 0 &&
-                    (kRowsPerThread == 2 || kRowsPerThread % 4 == 0),
-                "B copy mapping: 2, 4 or 8 consecutive rows per thread");
-  const int chunk = tid % kChunksPerRow, row_group = tid / kChunksPerRow;
-  // A of a step: kSlices x 64 16-byte chunks over the block's threads.
-  constexpr int kAChunks = kSlices * 64;
-  constexpr int kAPerThread = (kAChunks + kThreads - 1) / kThreads;
-
-  // Cursors of the next issue: the step it loads (its stage, pair and tile) and the pair of the
-  // step whose gather indices it loads (kStages - 1 further). They advance by one step per
-  // issue, so the loop divides by npairs nowhere.
-  // i_left counts the steps still to issue (no separate step index: one register less, which
-  // the compiler otherwise spent re-deriving the step count every k step).
+  // The producer (producer.cuh): B in MMA order, padded rows; its cursors.
+  using BLayout = MmaBLayout<S, BN, kStageStride, kResident>;
   int i_left = steps, i_stage = 0, i_pair = 0, i_tile = 0;
   int x_pair = (kStages - 1) % npairs;
-  // This thread's sources and destinations of the A / metadata / index copies at pair 0 and
-  // stage 0 (a step adds its pair's and stage's offsets: no per-step 64-bit thread arithmetic).
-  [[maybe_unused]] const uint16_t* const a_src0 = p.values + pair0 * (kSlices * 512) + tid * 8;
-  [[maybe_unused]] const uint32_t* const m_src0 = p.metadata + pair0 * (kSlices * 32) + tid * 4;
-  [[maybe_unused]] const int32_t* const x_src0 = p.gather + pair0 * kPairK + tid * 4;
-  [[maybe_unused]] const uint32_t a_dst0 = smem_address(smem + S::kBBytes) + tid * 16;
-  [[maybe_unused]] const uint32_t m_dst0 = smem_address(smem + S::kBBytes + S::kABytes) + tid * 16;
-  [[maybe_unused]] const uint32_t x_dst0 = smem_address(idx_ring) + tid * 16;
-  // This thread's B chunk in the issue cursor's n tile (aligned path): where its column starts
-  // in B's row 0 and how many bytes of it lie inside n (0 past n: the copies then read nothing,
-  // their address stays inside B). Recomputed when the cursor enters a new tile.
   const uint16_t* chunk_base = p.b;
   int chunk_bytes = 0;
-  const uint32_t ldb_bytes = static_cast<uint32_t>(p.ldb) * 2;  // used when p.b_off32
-  auto enter_tile = [&]() {
-    const int64_t chunk_col = (tile0 + i_tile) * BN + chunk * 8;
-    chunk_bytes = chunk_col >= p.n ? 0
-                  : (p.n - chunk_col >= 8 ? 16 : static_cast<int>(p.n - chunk_col) * 2);
-    chunk_base = chunk_bytes > 0 ? p.b + chunk_col : p.b;
-  };
-  if constexpr (kAligned) enter_tile();
-
-  // Group of the next step: its B (streaming: and its A and metadata, plus the indices of the
-  // step kStages - 1 further).
-  auto issue = [&]() {
-    if (i_left > 0) {
-      const int s = i_stage;
-      const int j = i_pair;
-      const int32_t* idx = step_idx(s, j);
-      uint16_t* bs = stage_b(s);
-      if constexpr (kAligned) {
-        int32_t cols[kRowsPerThread];
-        const int32_t* my_idx = idx + row_group * kRowsPerThread;
-        if constexpr (kRowsPerThread == 2) {
-          const int2 v = *reinterpret_cast<const int2*>(my_idx);
-          cols[0] = v.x;
-          cols[1] = v.y;
-        } else {
-#pragma unroll
-          for (int r = 0; r < kRowsPerThread; r += 4) {
-            const int4 v = *reinterpret_cast<const int4*>(my_idx + r);
-            cols[r] = v.x;
-            cols[r + 1] = v.y;
-            cols[r + 2] = v.z;
-            cols[r + 3] = v.w;
-          }
-        }
-        const uint32_t dst =
-            smem_address(bs + row_group * kRowsPerThread * S::kBStride + chunk * 8);
-        const uint64_t ldb = static_cast<uint64_t>(p.ldb);
-        if ((chunk_bytes == 16 || chunk_bytes == 0) && p.b_off32) {
-          // Whole chunks, every row within 4 GiB of B: a 32-bit byte offset per row (one IMAD)
-          // on the chunk's 64-bit base instead of a 64-bit product per row.
-          const unsigned char* base = reinterpret_cast<const unsigned char*>(chunk_base);
-#pragma unroll
-          for (int r = 0; r < kRowsPerThread; ++r) {
-            const int32_t col = cols[r];
-            const uint32_t off = static_cast<uint32_t>(col >= 0 ? col : 0) * ldb_bytes;
-            cp_async16_or_zero(dst + r * S::kBStride * 2, base + off,
-                               col < 0 || chunk_bytes == 0);
-          }
-        } else if (chunk_bytes == 16 || chunk_bytes == 0) {  // whole chunks (n % 8 == 0)
-#pragma unroll
-          for (int r = 0; r < kRowsPerThread; ++r) {
-            const int32_t col = cols[r];
-            const uint64_t row = static_cast<uint32_t>(col >= 0 ? col : 0);  // -1: zero-filled
-            cp_async16_or_zero(dst + r * S::kBStride * 2, chunk_base + row * ldb,
-                               col < 0 || chunk_bytes == 0);
-          }
-        } else {  // the chunk that n cuts
-#pragma unroll
-          for (int r = 0; r < kRowsPerThread; ++r) {
-            const int32_t col = cols[r];
-            const uint64_t row = static_cast<uint32_t>(col >= 0 ? col : 0);
-            cp_async16(dst + r * S::kBStride * 2, chunk_base + row * ldb,
-                       col >= 0 ? chunk_bytes : 0);
-          }
-        }
-      } else {
-        const int64_t n0 = (tile0 + i_tile) * BN;
-        for (int e = tid; e < kPairK * BN; e += kThreads) {
-          const int r = e / BN, c = e % BN;
-          const int32_t col = idx[r];
-          const int64_t gc = n0 + c;
-          bs[r * S::kBStride + c] =
-              (col >= 0 && gc < p.n) ? p.b[static_cast<int64_t>(col) * p.ldb + gc] : uint16_t{0};
-        }
-      }
-      if constexpr (!kResident) {
-        const uint16_t* a_src = a_src0 + j * (kSlices * 512);
-        const uint32_t a_dst = a_dst0 + s * kStageStride;
-#pragma unroll
-        for (int i = 0; i < kAPerThread; ++i) {
-          if (kAChunks % kThreads == 0 || tid + i * kThreads < kAChunks)
-            cp_async16(a_dst + i * kThreads * 16, a_src + i * kThreads * 8, 16);
-        }
-        if (tid < kSlices * 8)
-          cp_async16(m_dst0 + s * kStageStride, m_src0 + j * (kSlices * 32), 16);
-      }
-    }
-    if constexpr (!kResident) {
-      // The indices of the step kStages - 1 further: its ring slot is the one before i_stage.
-      if (i_left > kStages - 1 && tid < kPairK / 4)
-        cp_async16(x_dst0 + (i_stage == 0 ? kStages - 1 : i_stage - 1) * (kPairK * 4),
-                   x_src0 + x_pair * kPairK, 16);
-    }
-    cp_async_commit();
-    --i_left;
-    if (++i_stage == kStages) i_stage = 0;
-    if (++i_pair == npairs) {
-      i_pair = 0;
-      ++i_tile;
-      if constexpr (kAligned) enter_tile();
-    }
-    if (++x_pair == npairs) x_pair = 0;
-  };
-
-  // Prologue: steps 0 .. kStages - 2. Streaming: a barrier between issues, since the next issue
-  // overwrites the index slot the previous one read.
-#pragma unroll
-  for (int q = 0; q < kStages - 1; ++q) {
-    issue();
-    if constexpr (!kResident) __syncthreads();
-  }
+  Producer<S, BN, BLayout, kAligned, kResident> producer(
+      p, BLayout(smem, kResident ? res_gather : idx_ring, tid), tid, pair0, npairs, tile0,
+      idx_ring, i_left, i_stage, i_pair, i_tile, x_pair, chunk_base, chunk_bytes);
+  producer.prologue();
 
   int j = 0, t = 0, s = 0;  // pair, tile and stage of the step computed
   for (int q = steps; q > 0; --q) {
-    cp_async_wait<kStages - 2>();  // groups 0 .. q complete (this thread's copies)
-    __syncthreads();               // everyone's copies visible; step q - 1's buffers free
-    issue();                       // step q + kStages - 1
+    wait_step();         // groups 0 .. q complete, everyone's; step q - 1's buffers free
+    producer.issue();    // step q + kStages - 1
 
     const uint16_t* as = pair_a(s, j) + slice0 * 512;
     const uint32_t* ms = pair_m(s, j) + slice0 * 32;

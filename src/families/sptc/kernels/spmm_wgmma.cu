@@ -5,7 +5,8 @@
 //
 // Same storage, pipeline and epilogue as spmm_kernel.cuh's streaming kernel (one panel of BT
 // rows x tiles_per_block n tiles of BN columns, kStages k steps of 64 gathered B rows in flight,
-// the gather indices one further step ahead), with these differences:
+// the gather indices one further step ahead; the loads are producer.cuh's Producer, with B's
+// layout WgBLayout), with these differences:
 //   * a warpgroup (4 warps) computes 64 rows x BN with one wgmma per k tile: warp w holds the
 //     16-row slice w, and its A fragment (one 16-byte LDS), metadata word (sparsity selector 0
 //     / 1 for the pair's two k tiles) and accumulators have exactly the m16n8k32 mma.sp layouts
@@ -38,11 +39,6 @@ __device__ __forceinline__ void wg_commit() {
 }
 __device__ __forceinline__ void wg_wait_all() {
   asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
-}
-/// cp.async writes shared memory through the generic proxy, wgmma reads it through the async
-/// proxy: each thread fences its completed copies before the barrier that publishes them.
-__device__ __forceinline__ void fence_proxy_async_smem() {
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 /// Pins the accumulators in place around the asynchronous MMA (no compiler reordering of their
 /// reads or writes across a wgmma fence / wait).
@@ -191,153 +187,20 @@ __global__ void __launch_bounds__(WgTileShape<BT, BN>::kThreads, BT == 128 ? 2 :
     return;
   }
 
-  // The indices of the first kStages - 1 steps, synchronously.
-  for (int e = tid; e < (kStages - 1) * kPairK; e += kThreads) {
-    const int q = e / kPairK;
-    idx_ring[e] = q < steps ? __ldg(p.gather + (pair0 + q % npairs) * kPairK + e % kPairK) : -1;
-  }
-  __syncthreads();
+  load_first_indices<kThreads>(p, idx_ring, pair0, npairs, steps, tid);
 
-  // The B gather. 128-byte swizzle: thread (row group rg, chunk) copies the 16-byte chunk
-  // `chunk` of the kRowsPerThread consecutive rows from rg * kRowsPerThread (the same 8-row
-  // atom: its row i lands at row_dst + 128 i, slot x ^ i). No swizzle: thread (rg, chunk, r8)
-  // copies the rows 8 (rg + kRowGroups i) + r8, 8 rows x 4 chunks per warp instruction.
-  constexpr int kChunksPerRow = BN / 8;
-  constexpr int kSbo = (BN / 64) * 1024;  // swizzled: the stride of 8-row atoms
-  constexpr int kRowGroups = kSw128 ? kThreads / kChunksPerRow : kThreads / (8 * kChunksPerRow);
-  constexpr int kRowsPerThread = kSw128 ? kPairK / kRowGroups : 8 / kRowGroups;
-  static_assert(kSw128 ? (kRowsPerThread == 2 || kRowsPerThread == 4 || kRowsPerThread == 8)
-                       : (kRowGroups >= 1 && kRowGroups * kRowsPerThread == 8),
-                "B copy mapping");
-  constexpr int kRowStep = kSw128 ? 128 : kRowGroups * S::kKGroupBytes;  // dst per row i
+  // The producer (producer.cuh): B in the descriptor's layout (128-byte swizzle or none).
+  using BLayout = WgBLayout<S, BN, kSw128>;
+  static_assert(kSlices * 64 % kThreads == 0, "whole A chunks per thread");
   const uint32_t smem0 = smem_address(smem);
-  uint32_t b_dst0;  // row i of this thread: b_dst0 + i * kRowStep, slot ^ (i << 4) if swizzled
-  int idx_off;      // its first gather index; row i at idx_off + i * kIdxStep
-  uint32_t b_xor = 0;
-  const int chunk = kSw128 ? tid % kChunksPerRow : (tid >> 3) % kChunksPerRow;  // its columns
-  if constexpr (kSw128) {
-    const int rg = tid / kChunksPerRow;
-    const int row0 = rg * kRowsPerThread;  // k0 = row0 % 8 (+ i, no carry), k1 = row0 / 8
-    const int k0 = row0 & 7;
-    b_dst0 = smem0 + (row0 >> 3) * kSbo + (chunk >> 3) * 1024 + k0 * 128;
-    b_xor = static_cast<uint32_t>(((chunk & 7) ^ k0) << 4);
-    idx_off = row0;
-  } else {
-    const int r8 = tid & 7, rg = tid / (8 * kChunksPerRow);
-    b_dst0 = smem0 + rg * S::kKGroupBytes + chunk * 128 + r8 * 16;
-    idx_off = rg * 8 + r8;
-  }
-  constexpr int kIdxStep = kSw128 ? 1 : kRowGroups * 8;
-  // Shared address of row i's copy (the stage's offset added by the caller).
-  auto b_row_dst = [&](uint32_t dst, int i) {
-    return kSw128 ? dst + i * kRowStep + (b_xor ^ static_cast<uint32_t>(i << 4))
-                  : dst + i * kRowStep;
-  };
-  // A of a step: kSlices x 64 16-byte chunks over the block's threads.
-  constexpr int kAChunks = kSlices * 64;
-  static_assert(kAChunks % kThreads == 0, "whole A chunks per thread");
-  constexpr int kAPerThread = kAChunks / kThreads;
-
-  int i_left = steps, i_stage = 0, i_pair = 0, i_tile = 0;
+  int i_left = steps, i_stage = 0, i_pair = 0, i_tile = 0;  // its cursors
   int x_pair = (kStages - 1) % npairs;
-  const uint16_t* const a_src0 = p.values + pair0 * (kSlices * 512) + tid * 8;
-  const uint32_t* const m_src0 = p.metadata + pair0 * (kSlices * 32) + tid * 4;
-  const int32_t* const x_src0 = p.gather + pair0 * kPairK + tid * 4;
-  const uint32_t a_dst0 = smem0 + S::kBBytes + tid * 16;
-  const uint32_t m_dst0 = smem0 + S::kBBytes + S::kABytes + tid * 16;
-  const uint32_t x_dst0 = smem_address(idx_ring) + tid * 16;
   const uint16_t* chunk_base = p.b;
   int chunk_bytes = 0;
-  const uint32_t ldb_bytes = static_cast<uint32_t>(p.ldb) * 2;  // used when p.b_off32
-  auto enter_tile = [&]() {
-    const int64_t chunk_col = (tile0 + i_tile) * BN + chunk * 8;
-    chunk_bytes = chunk_col >= p.n ? 0
-                  : (p.n - chunk_col >= 8 ? 16 : static_cast<int>(p.n - chunk_col) * 2);
-    chunk_base = chunk_bytes > 0 ? p.b + chunk_col : p.b;
-  };
-  enter_tile();
-
-  auto issue = [&]() {
-    if (i_left > 0) {
-      const int s = i_stage;
-      const int j = i_pair;
-      const int32_t* idx = idx_ring + s * kPairK + idx_off;
-      const uint32_t dst = b_dst0 + s * S::kStageBytes;
-      int32_t cols[kRowsPerThread];
-      if constexpr (kSw128 && kRowsPerThread == 2) {
-        const int2 v = *reinterpret_cast<const int2*>(idx);
-        cols[0] = v.x;
-        cols[1] = v.y;
-      } else if constexpr (kSw128) {
-#pragma unroll
-        for (int r = 0; r < kRowsPerThread; r += 4) {
-          const int4 v = *reinterpret_cast<const int4*>(idx + r);
-          cols[r] = v.x;
-          cols[r + 1] = v.y;
-          cols[r + 2] = v.z;
-          cols[r + 3] = v.w;
-        }
-      } else {
-#pragma unroll
-        for (int r = 0; r < kRowsPerThread; ++r) cols[r] = idx[r * kIdxStep];
-      }
-      const uint64_t ldb = static_cast<uint64_t>(p.ldb);
-      if ((chunk_bytes == 16 || chunk_bytes == 0) && p.b_off32) {
-        const unsigned char* base = reinterpret_cast<const unsigned char*>(chunk_base);
-#pragma unroll
-        for (int r = 0; r < kRowsPerThread; ++r) {
-          const int32_t col = cols[r];
-          const uint32_t off = static_cast<uint32_t>(col >= 0 ? col : 0) * ldb_bytes;
-          cp_async16_or_zero(b_row_dst(dst, r), base + off,
-                             col < 0 || chunk_bytes == 0);
-        }
-      } else if (chunk_bytes == 16 || chunk_bytes == 0) {
-#pragma unroll
-        for (int r = 0; r < kRowsPerThread; ++r) {
-          const int32_t col = cols[r];
-          const uint64_t row = static_cast<uint32_t>(col >= 0 ? col : 0);
-          cp_async16_or_zero(b_row_dst(dst, r), chunk_base + row * ldb,
-                             col < 0 || chunk_bytes == 0);
-        }
-      } else {  // the chunk that n cuts
-#pragma unroll
-        for (int r = 0; r < kRowsPerThread; ++r) {
-          const int32_t col = cols[r];
-          const uint64_t row = static_cast<uint32_t>(col >= 0 ? col : 0);
-          cp_async16(b_row_dst(dst, r), chunk_base + row * ldb,
-                     col >= 0 ? chunk_bytes : 0);
-        }
-      }
-      const uint16_t* a_src = a_src0 + j * (kSlices * 512);
-      const uint32_t a_dst = a_dst0 + s * S::kStageBytes;
-#pragma unroll
-      for (int i = 0; i < kAPerThread; ++i)
-        cp_async16(a_dst + i * kThreads * 16, a_src + i * kThreads * 8, 16);
-      if (tid < kSlices * 8)
-        cp_async16(m_dst0 + s * S::kStageBytes, m_src0 + j * (kSlices * 32), 16);
-    }
-    // The indices of the step kStages - 1 further: its ring slot is the one before i_stage.
-    if (i_left > kStages - 1 && tid < kPairK / 4)
-      cp_async16(x_dst0 + (i_stage == 0 ? kStages - 1 : i_stage - 1) * (kPairK * 4),
-                 x_src0 + x_pair * kPairK, 16);
-    cp_async_commit();
-    --i_left;
-    if (++i_stage == kStages) i_stage = 0;
-    if (++i_pair == npairs) {
-      i_pair = 0;
-      ++i_tile;
-      enter_tile();
-    }
-    if (++x_pair == npairs) x_pair = 0;
-  };
-
-  // Prologue: steps 0 .. kStages - 2 (a barrier between issues: the next one overwrites the
-  // index slot the previous one read).
-#pragma unroll
-  for (int q = 0; q < kStages - 1; ++q) {
-    issue();
-    __syncthreads();
-  }
+  Producer<S, BN, BLayout, true, false> producer(p, BLayout(smem0, idx_ring, tid), tid, pair0,
+                                                 npairs, tile0, idx_ring, i_left, i_stage, i_pair,
+                                                 i_tile, x_pair, chunk_base, chunk_bytes);
+  producer.prologue();
 
   // The B descriptor of stage 0, k tile 0 (MN-major): start address >> 4 (bits 0-13), leading
   // byte offset >> 4 (bits 16-29), stride byte offset >> 4 (bits 32-45), layout (bits 62-63).
@@ -346,6 +209,7 @@ __global__ void __launch_bounds__(WgTileShape<BT, BN>::kThreads, BT == 128 ? 2 :
   // = the k direction (8-row groups kKGroupBytes apart), stride = the n direction (core matrices
   // 128 bytes apart).
   constexpr uint64_t kLbo = kSw128 ? 1024 : S::kKGroupBytes;
+  constexpr int kSbo = BLayout::kSbo;
   constexpr uint64_t kSboField = kSw128 ? kSbo : 128;
   const uint64_t desc0 = static_cast<uint64_t>((smem0 >> 4) & 0x3FFF) | ((kLbo >> 4) << 16) |
                          ((kSboField >> 4) << 32) | (uint64_t{kSw128 ? 1u : 0u} << 62);
@@ -354,9 +218,9 @@ __global__ void __launch_bounds__(WgTileShape<BT, BN>::kThreads, BT == 128 ? 2 :
 
   int j = 0, t = 0, s = 0;  // pair, tile and stage of the step computed
   for (int q = steps; q > 0; --q) {
-    cp_async_wait<kStages - 2>();  // this thread's copies of step q done
-    fence_proxy_async_smem();      // ... and visible to the tensor cores' reads
-    __syncthreads();               // everyone's; step q - 1's buffers free (its MMA waited)
+    // This thread's copies of step q done and visible to the tensor cores' reads (async proxy
+    // fence), then everyone's; step q - 1's buffers free (its MMA waited).
+    wait_step<true>();
 
     const unsigned char* st = smem + s * S::kStageBytes;
     const uint16_t* as = reinterpret_cast<const uint16_t*>(st + S::kBBytes) + warp * 512;
@@ -372,7 +236,7 @@ __global__ void __launch_bounds__(WgTileShape<BT, BN>::kThreads, BT == 128 ? 2 :
     if (2 * j + 1 < ktiles)  // the second k tile (absent: the phantom half of an odd panel)
       wgmma_sp<T, BN, 1>(acc, a1, desc + kTileDesc, meta, 1);
     wg_commit();
-    issue();  // step q + kStages - 1, while the tensor cores run
+    producer.issue();  // step q + kStages - 1, while the tensor cores run
     wg_wait_all();
     pin(acc);
 
