@@ -4,6 +4,19 @@
 # Device code is untouched. scripts/test-sanitizers.sh builds and runs the CPU suite this way.
 option(SPX_SANITIZE "Build with -fsanitize=address,undefined (host code; GCC)" OFF)
 
+# spx_sanitize_foreign_test(<test>): for a test that loads libspx.so into a program not built
+# here (python3, cmake, cc): with SPX_SANITIZE the ASan runtime must come first in such a
+# process, so it is preloaded, with libstdc++ (ASan's __cxa_throw interceptor finds the real
+# one only if libstdc++ is loaded at start; python3 loads it later, with libspx.so), and the
+# program's own leaks (not ours) are not reported.
+function(spx_sanitize_foreign_test test)
+  if(SPX_SANITIZE)
+    set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT
+                 "LD_PRELOAD=${SPX_ASAN_RUNTIME}:${SPX_LIBSTDCXX}"
+                 "ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=0")
+  endif()
+endfunction()
+
 if(SPX_SANITIZE)
   # GCC links its shared ASan runtime into libspx.so; Clang would leave the runtime's symbols
   # undefined there (it needs -shared-libasan), which the --no-undefined link refuses.
@@ -23,5 +36,9 @@ if(SPX_SANITIZE)
   add_link_options(
     "$<$<LINK_LANGUAGE:C,CXX>:-fsanitize=address;-fsanitize=undefined>"
     "$<$<LINK_LANGUAGE:CUDA>:-Xcompiler=-fsanitize=address;-Xcompiler=-fsanitize=undefined>")
-  message(STATUS "libspx: host code built with ASan + UBSan (SPX_SANITIZE)")
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libasan.so
+                  OUTPUT_VARIABLE SPX_ASAN_RUNTIME OUTPUT_STRIP_TRAILING_WHITESPACE)
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libstdc++.so.6
+                  OUTPUT_VARIABLE SPX_LIBSTDCXX OUTPUT_STRIP_TRAILING_WHITESPACE)
+  message(STATUS "libspx: host code built with ASan + UBSan (SPX_SANITIZE; runtime ${SPX_ASAN_RUNTIME})")
 endif()
