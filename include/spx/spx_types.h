@@ -17,8 +17,20 @@
 extern "C" {
 #endif
 
+/*
+ * In C++ (11 and later) the enums below have the fixed underlying type int: then every int a C
+ * caller passes (an out-of-range one included) is a value of the enum type, and libspx refuses
+ * a wrong one with SPX_STATUS_INVALID_VALUE without undefined behaviour (an enum without a fixed
+ * type only holds the values of its enumerators' bit range). Same size and passing as in C.
+ */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define SPX_ENUM_INT : int
+#else
+#define SPX_ENUM_INT
+#endif
+
 /** Status returned by every libspx call. */
-typedef enum spxStatus {
+typedef enum spxStatus SPX_ENUM_INT {
   SPX_STATUS_SUCCESS = 0,          /**< The call did its work. */
   SPX_STATUS_NOT_INITIALIZED = 1,  /**< No CUDA device, or no usable driver. */
   SPX_STATUS_ALLOC_FAILED = 2,     /**< A host or device allocation failed. */
@@ -31,7 +43,7 @@ typedef enum spxStatus {
 } spxStatus_t;
 
 /** Element types. 4-bit types pack two elements per byte, the lower index in the low nibble. */
-typedef enum spxDataType {
+typedef enum spxDataType SPX_ENUM_INT {
   SPX_R_32F = 0,  /**< IEEE float. */
   SPX_R_16F = 1,  /**< IEEE half. */
   SPX_R_16BF = 2, /**< bfloat16. */
@@ -44,13 +56,13 @@ typedef enum spxDataType {
 } spxDataType_t;
 
 /** Storage order of a dense matrix. */
-typedef enum spxOrder {
+typedef enum spxOrder SPX_ENUM_INT {
   SPX_ORDER_ROW = 0, /**< element (r, c) at r * ld + c. */
   SPX_ORDER_COL = 1  /**< element (r, c) at r + c * ld. */
 } spxOrder_t;
 
 /** Sparse storage formats a user can hand in. */
-typedef enum spxFormat {
+typedef enum spxFormat SPX_ENUM_INT {
   SPX_FORMAT_CSR = 0,  /**< compressed sparse rows. */
   SPX_FORMAT_BCRS = 1, /**< vector-sparse: V x 1 column vectors in CSR of vector-rows. */
   SPX_FORMAT_NM = 2,   /**< vector-wise N:M: the same N of every M columns for a group of L rows. */
@@ -58,13 +70,13 @@ typedef enum spxFormat {
 } spxFormat_t;
 
 /** Where alpha and beta live. */
-typedef enum spxPointerMode {
+typedef enum spxPointerMode SPX_ENUM_INT {
   SPX_POINTER_MODE_HOST = 0,  /**< alpha/beta are host pointers, read before the call returns. */
   SPX_POINTER_MODE_DEVICE = 1 /**< alpha/beta are device pointers, read by the kernel. */
 } spxPointerMode_t;
 
 /** Kernel family. DEFAULT lets the plan choose; the others force a family. */
-typedef enum spxSpMMAlg {
+typedef enum spxSpMMAlg SPX_ENUM_INT {
   SPX_SPMM_ALG_DEFAULT = 0,      /**< pick from format, types and shape. */
   SPX_SPMM_ALG_NM = 1,           /**< vector-wise N:M on CUDA cores (NM-SpMM). */
   SPX_SPMM_ALG_ELL = 2,          /**< uniform sparsity (USpMM). */
@@ -85,7 +97,7 @@ typedef spxSpMMAlg_t spxSDDMMAlg_t;
  * Settings of spxSpMM_analyzeWithOptions / spxSDDMM_analyzeWithOptions, set one at a time with
  * spxPlanOptionsSet. Each option documents its value type; values are only ever appended.
  */
-typedef enum spxPlanOption {
+typedef enum spxPlanOption SPX_ENUM_INT {
   /**
    * int32_t, 0 (default) or 1. With 1, analyze times every kernel configuration the chosen
    * family offers (as spxSpMM_search does) on the handle's stream, reading B's data and
@@ -146,7 +158,7 @@ typedef enum spxDenseRoute {
  * SDDMM writes 0 there, and an SpMM input must hold 0 there. The array holds slot_ptr[R] * V
  * elements, which is also spxPlanInfo_t::padded_nnz of a plan analyzed with this layout.
  */
-typedef enum spxValuesLayout {
+typedef enum spxValuesLayout SPX_ENUM_INT {
   SPX_VALUES_LAYOUT_NATIVE = 0, /**< the format's own order: BCRS e * V + v, CSR entry e. */
   SPX_VALUES_LAYOUT_SRBCRS = 1  /**< SR-BCRS stride-major order with padding (see above). */
 } spxValuesLayout_t;

@@ -346,8 +346,9 @@ TEST_CASE("convert_values writes every type", "[planning][convert]") {
   CHECK(out[1] == 0x70);  // 0 low, 7 (saturated) high
   CHECK(out[2] == 0x08);  // -8 low, high nibble of the odd element zeroed
   CHECK(out[3] == 0xEE);  // nothing written beyond ceil(5 / 2) bytes
-  plan::convert_values(5, src.data(), SPX_R_16F, out.data());
-  CHECK(spx::dtype::load_double(out.data(), SPX_R_16F, 2) == 0.0999755859375);
+  std::vector<uint8_t> f16(10);  // 5 halves: 10 bytes
+  plan::convert_values(5, src.data(), SPX_R_16F, f16.data());
+  CHECK(spx::dtype::load_double(f16.data(), SPX_R_16F, 2) == 0.0999755859375);
   std::vector<uint8_t> u8(5);
   plan::convert_values(5, src.data(), SPX_R_8U, u8.data());
   CHECK(u8 == std::vector<uint8_t>{2, 0, 0, 100, 0});

@@ -12,7 +12,7 @@ import sys
 def c_values(include: pathlib.Path) -> dict:
     values = {}
     types = (include / "spx" / "spx_types.h").read_text()
-    for body in re.findall(r"typedef\s+enum\s+\w+\s*\{(.*?)\}", types, re.S):
+    for body in re.findall(r"typedef\s+enum\s+\w+\s*(?:SPX_ENUM_INT\s*)?\{(.*?)\}", types, re.S):
         body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
         values.update({k: int(v) for k, v in re.findall(r"(SPX_\w+)\s*=\s*(-?\d+)", body)})
     header = (include / "spx" / "spx.h").read_text()

@@ -24,7 +24,8 @@ ENUMS = {
 def parse_c_enums(text):
     """{typedef tag: {enumerator: value}} for every `typedef enum tag { A = 0, ... }`."""
     out = {}
-    for tag, body in re.findall(r"typedef\s+enum\s+(\w+)\s*\{(.*?)\}", text, re.S):
+    pattern = r"typedef\s+enum\s+(\w+)\s*(?:SPX_ENUM_INT\s*)?\{(.*?)\}"  # SPX_ENUM_INT: `: int` in C++
+    for tag, body in re.findall(pattern, text, re.S):
         body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
         out[tag] = {name: int(value) for name, value in re.findall(r"(\w+)\s*=\s*(-?\d+)", body)}
     return out

@@ -226,6 +226,7 @@ SptcLayout sptc_reorder(const BcrsView& a, const SptcReorderConfig& config,
                     config.block_tile == 128,
                 "sptc: block_tile %d is not 16, 32, 64 or 128", config.block_tile);
   SPX_CHECK_ARG(config.max_pair_checks > 0, "sptc: max_pair_checks must be positive");
+  SPX_CHECK_ARG(!config.balance_units || config.lookahead > 0, "sptc: lookahead must be positive");
   validate_bcrs_structure(a);
   SPX_CHECK_ARG(config.block_tile / a.vec_len <= 64,
                 "sptc: block_tile %d holds more than 64 vectors of length %lld", config.block_tile,
