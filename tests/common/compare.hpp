@@ -19,8 +19,11 @@ struct CheckResult {
 
 /// got: C downloaded after the run; before: C as uploaded (its ld padding holds the guard);
 /// e: reference for the logical m x n elements (row-major index r * n + c).
+/// `rounded_twice`: the result was rounded to the output type twice, alpha * A * B first and then
+/// the sum with beta * C (cuBLAS's epilogue for fp16 / bf16 outputs, the dense route): each element
+/// may also be off by one rounding of its largest partial magnitude.
 CheckResult check_dense_output(const HostDense& got, const HostDense& before,
-                               const ref::Expected& e);
+                               const ref::Expected& e, bool rounded_twice = false);
 
 /// SDDMM: got / before: C's values array after / before the run; e: one entry per value slot.
 /// Slots with checked == 0 (ELL padding) must be byte-identical to before.

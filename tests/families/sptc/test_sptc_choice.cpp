@@ -275,12 +275,12 @@ TEST_CASE("sptc choice: the decision on representative shapes and devices", "[sp
     REQUIRE(ks::smem_bytes(128, 128, true, 12) > 101376);
     REQUIRE(ks::smem_bytes(128, 128, true, 12) <= ks::kMaxSmemPerBlock);
     bool resident = false;
-    for (const sc::SptcConfig& c : sc::choose(in, {}).candidates.items())
-      resident = resident || mma(c)->resident;
+    const sc::Decision roomy = sc::choose(in, {});  // kept: the loop walks its candidates
+    for (const sc::SptcConfig& c : roomy.candidates.items()) resident = resident || mma(c)->resident;
     CHECK(resident);
     in.smem_optin = 101376;  // 99 KB (sm_86)
-    for (const sc::SptcConfig& c : sc::choose(in, {}).candidates.items())
-      CHECK_FALSE(mma(c)->resident);
+    const sc::Decision small = sc::choose(in, {});
+    for (const sc::SptcConfig& c : small.candidates.items()) CHECK_FALSE(mma(c)->resident);
   }
 }
 
