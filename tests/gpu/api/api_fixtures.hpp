@@ -64,6 +64,23 @@ inline Sddmm make_sddmm(uint64_t seed, const FormatSpec& f, int64_t m, int64_t k
   return s;
 }
 
+// One small SpMM input per kernel family, forced to that family (the misuse and concurrency
+// suites run every case against each).
+struct FamilyCase {
+  FormatSpec f;
+  spxDataType_t in, out;
+  spxSpMMAlg_t alg;
+  const char* name;
+};
+
+inline const FamilyCase kFamilies[] = {
+    {nm_spec(2, 4, 16), SPX_R_32F, SPX_R_32F, SPX_SPMM_ALG_NM, "NM"},
+    {ell_spec(), SPX_R_16F, SPX_R_16F, SPX_SPMM_ALG_ELL, "ELL"},
+    {bcrs_spec(8), SPX_R_8I, SPX_R_32I, SPX_SPMM_ALG_SRBCRS, "SR-BCRS"},
+    {csr_spec(), SPX_R_16F, SPX_R_32F, SPX_SPMM_ALG_SPTC_REORDER, "SpTC"},
+    {csr_spec(), SPX_R_32F, SPX_R_32F, SPX_SPMM_ALG_FALLBACK, "fallback"},
+};
+
 inline UniquePlan analyze(spxHandle_t h, const Spmm& s, spxSpMMAlg_t alg = SPX_SPMM_ALG_DEFAULT) {
   spxPlan_t p = nullptr;
   REQUIRE_SPX(spxSpMM_analyze(h, s.dA.get(), s.dB.get(), s.dC.get(), s.compute, alg, &p));

@@ -20,21 +20,6 @@ using namespace spx::test::api;
 
 namespace {
 
-struct FamilyCase {
-  FormatSpec f;
-  spxDataType_t in, out;
-  spxSpMMAlg_t alg;
-  const char* name;
-};
-
-const FamilyCase kFamilies[] = {
-    {nm_spec(2, 4, 16), SPX_R_32F, SPX_R_32F, SPX_SPMM_ALG_NM, "NM"},
-    {ell_spec(), SPX_R_16F, SPX_R_16F, SPX_SPMM_ALG_ELL, "ELL"},
-    {bcrs_spec(8), SPX_R_8I, SPX_R_32I, SPX_SPMM_ALG_SRBCRS, "SR-BCRS"},
-    {csr_spec(), SPX_R_16F, SPX_R_32F, SPX_SPMM_ALG_SPTC_REORDER, "SpTC"},
-    {csr_spec(), SPX_R_32F, SPX_R_32F, SPX_SPMM_ALG_FALLBACK, "fallback"},
-};
-
 constexpr int kThreads = 8;
 constexpr int kCalls = 50;
 
