@@ -188,8 +188,9 @@ SPX_API spxStatus_t spxPlanGetWorkspaceSize(const struct spxPlan* plan, size_t* 
 /**
  * Runs C = alpha * A * B + beta * C on the handle's stream, asynchronously. A must be the
  * matrix the plan was analyzed for (its values are taken from the plan's copy; call
- * spxPlanUpdateValues after changing them). B and C may point at new data but keep the shapes,
- * types and orders given to analyze. alpha/beta: float, or int32 when C is 32I; host or device
+ * spxPlanUpdateValues after changing them). B and C may point at new data and have any number
+ * of columns n up to the plan's bound (SPX_PLAN_OPTION_MAX_N), with the rows, types and orders
+ * given to analyze. alpha/beta: float, or int32 when C is 32I; host or device
  * pointers by the handle's pointer mode. When beta is 0, C is not read (NaN in C is not
  * propagated). workspace: device, at least spxPlanGetWorkspaceSize bytes, 256-byte aligned
  * (as cudaMalloc returns it; NULL if 0).
@@ -203,6 +204,27 @@ SPX_API spxStatus_t spxPlanGetWorkspaceSize(const struct spxPlan* plan, size_t* 
 SPX_API spxStatus_t spxSpMM(spxHandle_t handle, const struct spxPlan* plan, const void* alpha,
                             spxConstSpMatDescr_t A, spxConstDnMatDescr_t B, const void* beta,
                             spxDnMatDescr_t C, void* workspace);
+/**
+ * The one-call execute: C = alpha * A * B + beta * C for B (k x n) and C (m x n) given as raw
+ * device pointers with leading dimensions, in the types and orders the plan was analyzed with,
+ * for any n from 0 to the plan's bound (SPX_PLAN_OPTION_MAX_N; info.max_n). Queued on the
+ * handle's stream. Does what spxSpMM does, without descriptors: one call per product, no
+ * allocation, no synchronization, legal during CUDA stream capture. ldb: >= n for a row-major B,
+ * >= k for a column-major one; ldc: >= n (row-major C) or >= m (column-major). Scalars and
+ * workspace as for spxSpMM (the workspace of spxPlanGetWorkspaceSize serves every n). An n above
+ * the bound, a negative n, a short leading dimension, a pointer the device cannot read or that
+ * is misaligned for its type: SPX_STATUS_INVALID_VALUE naming it, nothing queued. SpMM plans only.
+ */
+SPX_API spxStatus_t spxSpMM_execute(spxHandle_t handle, const struct spxPlan* plan, int64_t n,
+                                    const void* alpha, const void* B, int64_t ldb,
+                                    const void* beta, void* C, int64_t ldc, void* workspace);
+/**
+ * Fills *info with what an execute with n columns runs: the family, kernel, configuration, route,
+ * split and estimates of the decision prepared for n (the size fields are the plan's, as
+ * spxPlanGetInfo gives them). n from 1 to the plan's bound (any n >= 1 for max_n -1).
+ */
+SPX_API spxStatus_t spxPlanGetInfoForN(const struct spxPlan* plan, int64_t n,
+                                       spxPlanInfo_t* info);
 /**
  * Times the kernel configurations the plan's family can run for this problem (tile shapes,
  * vector widths, splits) on the handle's stream with the given operands and keeps the fastest

@@ -132,7 +132,19 @@ typedef enum spxPlanOption SPX_ENUM_INT {
    * and AUTO models it so. With 0 fp32 products are exact fp32 (CUBLAS_COMPUTE_32F_PEDANTIC),
    * whatever NVIDIA_TF32_OVERRIDE says. The sparse families never use TF32.
    */
-  SPX_PLAN_OPTION_ALLOW_TF32 = 3
+  SPX_PLAN_OPTION_ALLOW_TF32 = 3,
+  /**
+   * int32_t, the largest number of columns n of B and C an SpMM plan executes: 0 (default) the n
+   * of the B and C given to analyze; a value >= that n; or -1 for any n. One analyze packs A
+   * once; the plan then prepares a decision (kernel, configuration, split, route) for every
+   * power of two up to the bound (capped at max(analyzed n, 4096) for -1), all sharing that one
+   * copy of A, and an execute with n columns runs the decision prepared for the smallest
+   * prepared size >= n: no allocation, no synchronization, no host read of device memory.
+   * With -1, an n above the largest prepared size runs as column slices of that size. The
+   * workspace (spxPlanGetWorkspaceSize) serves every n up to the bound. Plan info: max_n and
+   * prepared_sizes; spxPlanGetInfoForN tells what runs for a given n. SDDMM plans take 0 only.
+   */
+  SPX_PLAN_OPTION_MAX_N = 4
 } spxPlanOption_t;
 
 /** Values of SPX_PLAN_OPTION_DENSE_ROUTE: when an SpMM plan runs as a dense cuBLAS product. */
@@ -207,8 +219,13 @@ typedef struct spxPlanInfo {
                                   measured) microseconds per execute; 0 when not estimated. */
   double dense_estimate_us;  /**< the same for dense cuBLAS on this problem; 0 when the dense route
                                   cannot run here (integer types, no cuBLAS). */
-  size_t dense_bytes;      /**< device bytes of the plan's dense copy of A (0 unless route is 1). */
-  int64_t reserved[2];     /**< zero; room for later fields without changing the size. */
+  size_t dense_bytes;      /**< device bytes of the plan's dense copy of A (0 unless some prepared
+                                size takes the dense route). */
+  int64_t max_n;           /**< the largest n an execute takes (SPX_PLAN_OPTION_MAX_N resolved:
+                                the analyzed n, the bound given, or -1 for any n). */
+  int64_t prepared_sizes;  /**< per-n decisions the plan prepared (1 for SDDMM); they share one
+                                copy of A: metadata_bytes + values_bytes + dense_bytes is all the
+                                device memory the plan holds, whatever n values run. */
 } spxPlanInfo_t;
 
 #ifdef __cplusplus
