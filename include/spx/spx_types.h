@@ -224,8 +224,8 @@ typedef struct spxPlanInfo {
   int64_t max_n;           /**< the largest n an execute takes (SPX_PLAN_OPTION_MAX_N resolved:
                                 the analyzed n, the bound given, or -1 for any n). */
   int64_t prepared_sizes;  /**< per-n decisions the plan prepared (1 for SDDMM); they share one
-                                copy of A: metadata_bytes + values_bytes + dense_bytes is all the
-                                device memory the plan holds, whatever n values run. */
+                                copy of A: metadata_bytes + values_bytes (which counts dense_bytes)
+                                is all the device memory the plan holds, whatever n values run. */
 } spxPlanInfo_t;
 
 #ifdef __cplusplus

@@ -38,6 +38,10 @@ OptionField field(spxPlanOption_t option) {
     case SPX_PLAN_OPTION_ALLOW_TF32:
       return {&spxPlanOptions::allow_tf32, "SPX_PLAN_OPTION_ALLOW_TF32", "0 or 1",
               [](int32_t v) { return v == 0 || v == 1; }};
+    case SPX_PLAN_OPTION_MAX_N:
+      return {&spxPlanOptions::max_n, "SPX_PLAN_OPTION_MAX_N",
+              "-1 (any n), 0 (the analyzed n) or a positive bound",
+              [](int32_t v) { return v >= -1; }};
   }
   spx::fail(SPX_STATUS_INVALID_VALUE,
             spx::strf("option (%d) is not a spxPlanOption_t value", static_cast<int>(option)));

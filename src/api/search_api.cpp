@@ -26,11 +26,14 @@ extern "C" spxStatus_t spxSpMM_search(spxHandle_t handle, spxPlan_t plan, const 
     spx::device::check(cudaMemcpyAsync(saved_c.get(), C->values, c_bytes, cudaMemcpyDeviceToDevice,
                                        handle->stream),
                        "saving C before the search");
-    spx::plan::select_fastest_candidate(*handle, *plan, call, "spxSpMM_search");
+    // The decision prepared for this n is the one searched (and the one later executes of this
+    // n run).
+    spx::PreparedN& e = plan->prepared_for(C->cols);
+    spx::plan::select_fastest_candidate(*handle, e, call, "spxSpMM_search");
     spx::device::check(cudaMemcpyAsync(C->values, saved_c.get(), c_bytes, cudaMemcpyDeviceToDevice,
                                        handle->stream),
                        "restoring C after the search");
-    plan->spmm->run(*handle, call);
+    e.spmm->run(*handle, call);
     spx::device::check(cudaStreamSynchronize(handle->stream), "running the chosen candidate");
   });
 }

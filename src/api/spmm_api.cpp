@@ -2,9 +2,11 @@
 #include <cuda_runtime_api.h>
 
 #include "api/analyze_entry.hpp"
-#include "runtime/objects.hpp"
-#include "engine/plan.hpp"
 #include "api/validate.hpp"
+#include "engine/prepared.hpp"
+#include "engine/plan.hpp"
+#include "runtime/dtype.hpp"
+#include "runtime/objects.hpp"
 
 namespace {
 
@@ -25,6 +27,33 @@ spxStatus_t analyze(const char* function, spxHandle_t handle, spxConstSpMatDescr
       [&](const spxPlanOptions& opts) {
         return spx::plan::analyze_spmm(*handle, *A, *B, *C, compute_type, alg, opts);
       });
+}
+
+/// spxSpMM_execute's B or C as a descriptor: the analyzed rows, type and order, n columns, the
+/// caller's pointer and leading dimension (checked like spxCreateDnMat's, naming the operand).
+spxDnMatDescr raw_operand(const spx::DenseSignature& analyzed, int64_t n, const void* values,
+                          int64_t ld, const char* name, const char* ld_name) {
+  spxDnMatDescr d;
+  d.rows = analyzed.rows;
+  d.cols = n;
+  d.ld = ld;
+  d.values = const_cast<void*>(values);
+  d.type = analyzed.type;
+  d.order = analyzed.order;
+  const bool row_major = d.order == SPX_ORDER_ROW;
+  const int64_t line = row_major ? n : d.rows;
+  const int64_t min_ld = line > 1 ? line : 1;
+  SPX_CHECK_ARG(ld >= min_ld,
+                "%s (%lld) must be >= %lld for %s, %lld x %lld %s-major as the plan was analyzed",
+                ld_name, static_cast<long long>(ld), static_cast<long long>(min_ld), name,
+                static_cast<long long>(d.rows), static_cast<long long>(n),
+                row_major ? "row" : "column");
+  SPX_CHECK_ARG(spx::dtype::bits(d.type) != 4 || ld % 2 == 0,
+                "%s (%lld) must be even for %s's 4-bit type", ld_name, static_cast<long long>(ld),
+                name);
+  SPX_CHECK_ARG(d.rows == 0 || n == 0 || values != nullptr, "%s is NULL for a non-empty product",
+                name);
+  return d;
 }
 
 }  // namespace
@@ -69,6 +98,24 @@ spxStatus_t spxSpMM(spxHandle_t handle, const struct spxPlan* plan, const void* 
   });
 }
 
+spxStatus_t spxSpMM_execute(spxHandle_t handle, const struct spxPlan* plan, int64_t n,
+                            const void* alpha, const void* B, int64_t ldb, const void* beta,
+                            void* C, int64_t ldc, void* workspace) {
+  return spx::guard("spxSpMM_execute", [&] {
+    spx::validate::handle(handle);
+    check_plan(plan);
+    SPX_CHECK_ARG(plan->op == spx::Operation::SpMM,
+                  "spxSpMM_execute runs SpMM plans; this plan was analyzed for SDDMM");
+    spx::validate::execution(*handle, *plan, alpha, beta, workspace);
+    spx::validate::columns_within_bound(*plan, n);
+    const spxDnMatDescr b = raw_operand(plan->dense_in, n, B, ldb, "B", "ldb");
+    const spxDnMatDescr c = raw_operand(plan->dense_out, n, C, ldc, "C", "ldc");
+    if (c.rows == 0 || n == 0) return;
+    spx::device::DeviceGuard on_device(handle->device);
+    spx::plan::execute_spmm(*handle, *plan, alpha, b, beta, c, workspace);
+  });
+}
+
 spxStatus_t spxPlanUpdateValues(spxHandle_t handle, spxPlan_t plan, spxConstSpMatDescr_t A) {
   return spx::guard("spxPlanUpdateValues", [&] {
     spx::validate::handle(handle);
@@ -88,7 +135,24 @@ spxStatus_t spxPlanGetInfo(const struct spxPlan* plan, spxPlanInfo_t* info) {
   return spx::guard("spxPlanGetInfo", [&] {
     check_plan(plan);
     spx::validate::not_null(info, "info (output pointer)");
-    *info = plan->info;
+    // SpMM: the analyzed n's decision as it stands (spxSpMM_search may have changed it).
+    *info = plan->op == spx::Operation::SpMM
+                ? spx::engine::info_of(*plan, plan->prepared[plan->analyzed])
+                : plan->info;
+  });
+}
+
+spxStatus_t spxPlanGetInfoForN(const struct spxPlan* plan, int64_t n, spxPlanInfo_t* info) {
+  return spx::guard("spxPlanGetInfoForN", [&] {
+    check_plan(plan);
+    spx::validate::not_null(info, "info (output pointer)");
+    SPX_CHECK_ARG(plan->op == spx::Operation::SpMM,
+                  "spxPlanGetInfoForN is for SpMM plans; this plan was analyzed for SDDMM");
+    SPX_CHECK_ARG(n >= 1, "n (%lld) must be >= 1", static_cast<long long>(n));
+    spx::validate::columns_within_bound(*plan, n);
+    const int64_t top = plan->prepared.back().n_hi;
+    // Above the largest prepared size (any n), slices of that size run.
+    *info = spx::engine::info_of(*plan, plan->prepared_for(n <= top ? n : top));
   });
 }
 

@@ -226,10 +226,32 @@ void matches_plan(const spxPlan& plan, Operation op, const spxSpMatDescr& sparse
                 plan.op == Operation::SpMM ? "SpMM" : "SDDMM", op_name);
   SPX_CHECK_ARG(SparseSignature::of(sparse) == plan.sparse,
                 "the sparse matrix differs in format, shape, nnz or type from the one analyzed");
-  SPX_CHECK_ARG(DenseSignature::of(dense_in) == plan.dense_in,
-                "the first dense operand differs in shape, type or order from the one analyzed");
-  SPX_CHECK_ARG(DenseSignature::of(dense_out) == plan.dense_out,
-                "the second dense operand differs in shape, type or order from the one analyzed");
+  if (op == Operation::SDDMM) {
+    SPX_CHECK_ARG(DenseSignature::of(dense_in) == plan.dense_in,
+                  "the first dense operand differs in shape, type or order from the one analyzed");
+    SPX_CHECK_ARG(DenseSignature::of(dense_out) == plan.dense_out,
+                  "the second dense operand differs in shape, type or order from the one analyzed");
+    return;
+  }
+  // SpMM: B and C keep their rows, types and orders; n (their columns) may be any up to the bound.
+  DenseSignature b = DenseSignature::of(dense_in), c = DenseSignature::of(dense_out);
+  SPX_CHECK_ARG(b.cols == c.cols, "B has %lld columns but C has %lld columns",
+                static_cast<long long>(b.cols), static_cast<long long>(c.cols));
+  columns_within_bound(plan, b.cols);
+  b.cols = plan.dense_in.cols;
+  c.cols = plan.dense_out.cols;
+  SPX_CHECK_ARG(b == plan.dense_in,
+                "B differs in rows, type or order from the B the plan was analyzed with");
+  SPX_CHECK_ARG(c == plan.dense_out,
+                "C differs in rows, type or order from the C the plan was analyzed with");
+}
+
+void columns_within_bound(const spxPlan& plan, int64_t n) {
+  SPX_CHECK_ARG(n >= 0, "n (%lld) is negative", static_cast<long long>(n));
+  SPX_CHECK_ARG(plan.max_n < 0 || n <= plan.max_n,
+                "n (%lld columns of B and C) is above the plan's bound of %lld (analyze with "
+                "SPX_PLAN_OPTION_MAX_N to raise it, -1 for any n)",
+                static_cast<long long>(n), static_cast<long long>(plan.max_n));
 }
 
 void execution(const spxContext& h, const spxPlan& plan, const void* alpha, const void* beta,

@@ -48,7 +48,9 @@ void spmm_shapes(const spxSpMatDescr& A, const spxDnMatDescr& B, const spxDnMatD
 /// Shapes of SDDMM: A m x k, B k x n, C (sparse) m x n.
 void sddmm_shapes(const spxDnMatDescr& A, const spxDnMatDescr& B, const spxSpMatDescr& C);
 
-/// Execute-time: the operands match what the plan was analyzed for.
+/// An SpMM plan takes n columns: 0 <= n <= its bound (any n for max_n -1).
+void columns_within_bound(const spxPlan& plan, int64_t n);
+/// Execute-time: the operands match what the plan was analyzed for (SpMM: any n within the bound).
 void matches_plan(const spxPlan& plan, Operation op, const spxSpMatDescr& sparse,
                   const spxDnMatDescr& dense_in, const spxDnMatDescr& dense_out);
 

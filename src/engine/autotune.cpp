@@ -56,9 +56,9 @@ size_t dense_span_bytes(const spxDnMatDescr& d) {
   return dtype::storage_bytes(d.type, (lines - 1) * d.ld + line_len);
 }
 
-void select_fastest_candidate(const spxContext& h, spxPlan& plan, const dispatch::SpmmCall& call,
+void select_fastest_candidate(const spxContext& h, PreparedN& e, const dispatch::SpmmCall& call,
                               const char* who) {
-  dispatch::SpmmKernelPlan& k = *plan.spmm;
+  dispatch::SpmmKernelPlan& k = *e.spmm;
   const int count = k.candidate_count();
   if (count <= 1) return;
   int best = k.selected();
@@ -73,8 +73,8 @@ void select_fastest_candidate(const spxContext& h, spxPlan& plan, const dispatch
     }
   }
   k.select(best);
-  std::snprintf(plan.info.config, sizeof(plan.info.config), "%s", k.describe(best).c_str());
-  plan.info.searched = 1;
+  std::snprintf(e.info.config, sizeof(e.info.config), "%s", k.describe(best).c_str());
+  e.info.searched = 1;
 }
 
 namespace {
@@ -103,11 +103,11 @@ struct ScratchCall {
 
 }  // namespace
 
-void autotune_spmm(const spxContext& h, spxPlan& plan, const spxDnMatDescr& B,
+void autotune_spmm(const spxContext& h, PreparedN& e, const spxDnMatDescr& B,
                    const spxDnMatDescr& C) {
-  if (plan.spmm->candidate_count() <= 1 || C.rows == 0 || C.cols == 0) return;
-  const ScratchCall s(h, C, plan.spmm->workspace_bytes());
-  select_fastest_candidate(s.host_scalars, plan, s.call(B), "SPX_PLAN_OPTION_AUTOTUNE");
+  if (e.spmm->candidate_count() <= 1 || C.rows == 0 || C.cols == 0) return;
+  const ScratchCall s(h, C, e.spmm->workspace_bytes());
+  select_fastest_candidate(s.host_scalars, e, s.call(B), "SPX_PLAN_OPTION_AUTOTUNE");
   // The buffers are freed on return: nothing queued may still use them.
   device::check(cudaStreamSynchronize(h.stream), "finishing the autotune runs");
 }

@@ -11,17 +11,17 @@ namespace spx::plan {
 /// Bytes a dense matrix's storage spans as its descriptor lays it out (ld between lines).
 size_t dense_span_bytes(const spxDnMatDescr& d);
 
-/// Times every candidate of plan.spmm with `call` (median of 3 rounds of 5 back-to-back runs,
+/// Times every candidate of e.spmm (one prepared n's kernel plan) with `call` (median of 3 rounds of 5 back-to-back runs,
 /// after a warm-up) and selects the fastest in the plan; `who` prefixes the log lines. Overwrites
-/// call.C. With one candidate it does nothing. Records the choice in plan.info (config,
+/// call.C. With one candidate it does nothing. Records the choice in e.info (config,
 /// searched). Blocks until the timing is done.
-void select_fastest_candidate(const spxContext& h, spxPlan& plan, const dispatch::SpmmCall& call,
+void select_fastest_candidate(const spxContext& h, PreparedN& e, const dispatch::SpmmCall& call,
                               const char* who);
 
 /// SPX_PLAN_OPTION_AUTOTUNE: select_fastest_candidate with alpha = 1, beta = 0 (host scalars),
 /// the caller's B and a scratch C and workspace of the plan's sizes, so the caller's C is
 /// neither read nor written.
-void autotune_spmm(const spxContext& h, spxPlan& plan, const spxDnMatDescr& B,
+void autotune_spmm(const spxContext& h, PreparedN& e, const spxDnMatDescr& B,
                    const spxDnMatDescr& C);
 
 /// Microseconds of one run of kernel plan `k` (its selected candidate), the median of

@@ -1,12 +1,15 @@
 #include "engine/plan.hpp"
 
+#include <algorithm>
+
 #include "engine/autotune.hpp"
 #include "engine/operand_checks.hpp"
 #include "engine/overrides.hpp"
+#include "engine/prepared.hpp"
+#include "engine/registry.hpp"
+#include "runtime/dtype.hpp"
 #include "runtime/elapsed.hpp"
 #include "runtime/log.hpp"
-#include "engine/registry.hpp"
-#include "engine/route.hpp"
 
 spxPlan::spxPlan() = default;
 spxPlan::~spxPlan() = default;
@@ -52,8 +55,9 @@ std::unique_ptr<spxPlan> analyze_spmm(const spxContext& h, const spxSpMatDescr& 
   check_dense(C, "C");
   auto p = new_plan(h, Operation::SpMM, compute_type, A, B, C);
   const dispatch::Switches switches = engine::read_switches();
-  // The sparse family, then the route decision (and SPX_PLAN_OPTION_AUTOTUNE): engine/route.cpp.
-  engine::build_routed_spmm({h, A, B, C, compute_type, options, switches}, alg, *p);
+  // The sparse family, then per prepared n the route decision (and SPX_PLAN_OPTION_AUTOTUNE at
+  // the analyzed n): engine/prepared.cpp, engine/route.cpp.
+  engine::prepare_spmm({h, A, B, C, compute_type, options, switches}, alg, *p);
   p->info.analyze_ms = ms_since(start);
   p->uses.record(h.stream);
   log_choice("spxSpMM_analyze", *p, A.rows, A.cols, B.cols);
@@ -68,10 +72,14 @@ std::unique_ptr<spxPlan> analyze_sddmm(const spxContext& h, const spxDnMatDescr&
   check_dense(A, "A");
   check_dense(B, "B");
   check_sparse(C, "C");
+  SPX_CHECK_ARG(options.max_n == 0,
+                "SPX_PLAN_OPTION_MAX_N is for SpMM plans: an SDDMM's n is its sparse C's");
   auto p = new_plan(h, Operation::SDDMM, compute_type, C, A, B);
   const dispatch::Switches switches = engine::read_switches();
   p->sddmm = dispatch::build_sddmm({h, A, B, C, compute_type, options, switches}, alg, p->info);
   p->info.candidates = 1;
+  p->info.prepared_sizes = 1;
+  p->info.max_n = C.cols;
   p->info.analyze_ms = ms_since(start);
   p->uses.record(h.stream);
   log_choice("spxSDDMM_analyze", *p, A.rows, A.cols, B.cols);
@@ -80,10 +88,27 @@ std::unique_ptr<spxPlan> analyze_sddmm(const spxContext& h, const spxDnMatDescr&
 
 void update_values(const spxContext& h, spxPlan& plan, const spxSpMatDescr& A) {
   check_sparse(A, "A");
-  plan.spmm->update_values(h, A);
-  if (plan.sparse_spmm) plan.sparse_spmm->update_values(h, A);  // kept next to the dense route
+  // Every prepared n shares these two copies of A.
+  if (plan.sparse_source) plan.sparse_source->update_values(h, A);
+  if (plan.dense_source) plan.dense_source->update_values(h, A);
   plan.uses.record(h.stream);
 }
+
+namespace {
+
+/// A view of columns [first, first + n) of d (the slicing of an n above the largest prepared
+/// size): an offset of `first` elements along a row-major row, `first` lines of a column-major d.
+spxDnMatDescr column_slice(const spxDnMatDescr& d, int64_t first, int64_t n) {
+  spxDnMatDescr s = d;
+  s.cols = n;
+  const int64_t elements = d.order == SPX_ORDER_ROW ? first : first * d.ld;
+  // Slices start at multiples of the prepared size (a power of two or an even bound), so a 4-bit
+  // element offset is whole bytes.
+  s.values = static_cast<char*>(d.values) + dtype::bits(d.type) * elements / 8;
+  return s;
+}
+
+}  // namespace
 
 void execute_spmm(const spxContext& h, const spxPlan& plan, const void* alpha,
                   const spxDnMatDescr& B, const void* beta, const spxDnMatDescr& C,
@@ -92,9 +117,30 @@ void execute_spmm(const spxContext& h, const spxPlan& plan, const void* alpha,
   check_dense(B, "B");
   check_dense(C, "C");
   check_workspace(plan, workspace);
-  plan.spmm->run(h, {alpha, beta, B, C, workspace});
+  run_spmm(h, plan, alpha, B, beta, C, workspace);
+}
+
+void run_spmm(const spxContext& h, const spxPlan& plan, const void* alpha, const spxDnMatDescr& B,
+              const void* beta, const spxDnMatDescr& C, void* workspace) {
+  const int64_t n = C.cols;
+  const int64_t top = plan.prepared.back().n_hi;
+  if (n <= top) {
+    const PreparedN& e = plan.prepared_for(n);
+    e.spmm->run(h, {alpha, beta, B, C, workspace});
+    log::trace("spxSpMM: %s, n = %lld, on stream %p", e.info.kernel, static_cast<long long>(n),
+               static_cast<void*>(h.stream));
+  } else {
+    // Any n (SPX_PLAN_OPTION_MAX_N = -1): slices of the largest prepared size, in stream order.
+    const PreparedN& e = plan.prepared.back();
+    for (int64_t first = 0; first < n; first += top) {
+      const int64_t cols = std::min(top, n - first);
+      const spxDnMatDescr b = column_slice(B, first, cols), c = column_slice(C, first, cols);
+      plan.prepared_for(cols).spmm->run(h, {alpha, beta, b, c, workspace});
+    }
+    log::trace("spxSpMM: %s, n = %lld in slices of %lld, on stream %p", e.info.kernel,
+               static_cast<long long>(n), static_cast<long long>(top), static_cast<void*>(h.stream));
+  }
   plan.uses.record(h.stream);
-  log::trace("spxSpMM: %s on stream %p", plan.info.kernel, static_cast<void*>(h.stream));
 }
 
 void execute_sddmm(const spxContext& h, const spxPlan& plan, const void* alpha,

@@ -22,6 +22,10 @@ void update_values(const spxContext& h, spxPlan& plan, const spxSpMatDescr& A);
 void execute_spmm(const spxContext& h, const spxPlan& plan, const void* alpha,
                   const spxDnMatDescr& B, const void* beta, const spxDnMatDescr& C,
                   void* workspace);
+/// execute_spmm without the operand checks (spxSpMM_execute checked them already): the prepared
+/// decision for C's n columns runs (column slices of the largest prepared size above it).
+void run_spmm(const spxContext& h, const spxPlan& plan, const void* alpha, const spxDnMatDescr& B,
+              const void* beta, const spxDnMatDescr& C, void* workspace);
 void execute_sddmm(const spxContext& h, const spxPlan& plan, const void* alpha,
                    const spxDnMatDescr& A, const spxDnMatDescr& B, const void* beta,
                    const spxSpMatDescr& C, void* workspace);

@@ -44,91 +44,85 @@ struct Estimates {
   double sparse_us = 0, dense_us = 0;
 };
 
-Estimates estimate(const dispatch::SpmmProblem& p, const spxPlanInfo_t& sparse_info) {
+Estimates estimate(const dispatch::SpmmProblem& p, double predicted_speedup) {
   const plan::DeviceRates rates = device_rates(p.h);
   const bool tf32 = p.options.allow_tf32 == 1;
   Estimates e;
   e.dense_us = plan::gemm_us(dispatch::dense_gemm_size(p, tf32), rates);
   const double reference = plan::gemm_us(dispatch::dense_gemm_size(p, false), rates);
-  e.sparse_us = sparse_estimate_us(sparse_info.predicted_speedup, density_of(p.A), reference,
+  e.sparse_us = sparse_estimate_us(predicted_speedup, density_of(p.A), reference,
                                    plan::dense_peaks::kFixedUs);
   return e;
 }
 
-void record_kernel_plan(spxPlan& plan) {
-  plan.info.candidates = plan.spmm->candidate_count();
-  plan.info.workspace_bytes = plan.spmm->workspace_bytes();
+void record_kernel_plan(PreparedN& e) {
+  e.info.candidates = e.spmm->candidate_count();
+  e.info.workspace_bytes = e.spmm->workspace_bytes();
 }
 
-/// The dense plan built next to the sparse one, and the info it runs under.
-struct DensePlan {
-  std::unique_ptr<dispatch::SpmmKernelPlan> kernel;
-  spxPlanInfo_t info{};
-};
-
-/// Builds the dense family's plan; its info starts from the sparse plan's (nnz, analyze fields)
-/// and counts the device bytes of both plans (the sparse one stays).
-DensePlan build_dense(const dispatch::SpmmProblem& p, const spxPlan& plan) {
-  DensePlan d;
-  d.info = plan.info;
-  d.kernel = dispatch::build_dense_spmm(p, d.info);
-  if (plan.spmm) {
-    d.info.metadata_bytes += plan.info.metadata_bytes;
-    d.info.values_bytes += plan.info.values_bytes;
-  }
-  d.info.predicted_speedup = 1.0;  // it is dense cuBLAS
-  d.info.candidates = d.kernel->candidate_count();
-  d.info.workspace_bytes = d.kernel->workspace_bytes();
-  d.info.searched = 0;
-  return d;
+/// The dense route's kernel plan for p: the first one built owns the dense copy of A (the plan's
+/// dense source); later ones share it. `info` gets the dense family's fields.
+std::shared_ptr<dispatch::SpmmKernelPlan> dense_plan(const dispatch::SpmmProblem& p,
+                                                     PlanSources& s, spxPlanInfo_t& info) {
+  if (s.dense) return s.dense->for_columns(p, info);
+  s.dense = dispatch::build_dense_spmm(p, info);
+  return s.dense;
 }
 
-/// Runs `d` from now on; the sparse family's plan (if any) is kept.
-void commit_dense(DensePlan&& d, spxPlan& plan) {
-  plan.sparse_spmm = std::move(plan.spmm);
-  plan.spmm = std::move(d.kernel);
-  plan.info = d.info;
+/// Makes `e` run the dense route for p; its estimates stay as the caller set them.
+void take_dense(const dispatch::SpmmProblem& p, PlanSources& s, PreparedN& e) {
+  spxPlanInfo_t info = e.info;
+  e.spmm = dense_plan(p, s, info);
+  info.predicted_speedup = 1.0;  // it is dense cuBLAS
+  info.searched = 0;
+  e.info = info;
+  record_kernel_plan(e);
 }
 
 /// SPX_PLAN_OPTION_AUTOTUNE under AUTO: times both routes on the analyze stream, keeps the faster.
-void measure_routes(const dispatch::SpmmProblem& p, spxPlan& plan) {
-  plan::autotune_spmm(p.h, plan, p.B, p.C);
-  const double sparse_us = plan::time_spmm_us(p.h, *plan.spmm, p.B, p.C);
-  DensePlan d = build_dense(p, plan);
-  const double dense_us = plan::time_spmm_us(p.h, *d.kernel, p.B, p.C);
+void measure_routes(const dispatch::SpmmProblem& p, PlanSources& s, PreparedN& e) {
+  plan::autotune_spmm(p.h, e, p.B, p.C);
+  const double sparse_us = plan::time_spmm_us(p.h, *e.spmm, p.B, p.C);
+  spxPlanInfo_t dense_info = e.info;
+  const std::shared_ptr<dispatch::SpmmKernelPlan> dense = dense_plan(p, s, dense_info);
+  const double dense_us = plan::time_spmm_us(p.h, *dense, p.B, p.C);
   RouteInputs in;
   in.dense_possible = true;
   in.sparse_us = sparse_us;
   in.dense_us = dense_us;
   in.measured = true;
-  log::info("SPX_PLAN_OPTION_AUTOTUNE: sparse %s %.2f us, dense cuBLAS %.2f us", plan.info.kernel,
+  log::info("SPX_PLAN_OPTION_AUTOTUNE: sparse %s %.2f us, dense cuBLAS %.2f us", e.info.kernel,
             sparse_us, dense_us);
-  const bool dense = decide_route(in) == Route::Dense;
-  if (dense) commit_dense(std::move(d), plan);
-  plan.info.sparse_estimate_us = sparse_us;
-  plan.info.dense_estimate_us = dense_us;
+  e.info.sparse_estimate_us = sparse_us;
+  e.info.dense_estimate_us = dense_us;
+  if (decide_route(in) == Route::Dense) take_dense(p, s, e);
 }
 
 /// SPX_SPMM_ALG_DENSE: the dense family alone.
-void build_forced_dense(const dispatch::SpmmProblem& p, spxPlan& plan) {
+void build_forced_dense(const dispatch::SpmmProblem& p, PlanSources& s, PreparedN& e) {
   SPX_CHECK_ARG(p.options.dense_route != SPX_DENSE_ROUTE_NEVER,
                 "alg SPX_SPMM_ALG_DENSE contradicts SPX_PLAN_OPTION_DENSE_ROUTE = "
                 "SPX_DENSE_ROUTE_NEVER");
   const dispatch::Refusal why = dispatch::dense_can_implement(p);
   SPX_EXPECTS(why.empty(), SPX_STATUS_NOT_SUPPORTED,
               "the dense route (SPX_SPMM_ALG_DENSE) cannot take this input: %s", why.c_str());
-  DensePlan d = build_dense(p, plan);
-  commit_dense(std::move(d), plan);
-  plan.info.dense_estimate_us = plan::gemm_us(dispatch::dense_gemm_size(p, p.options.allow_tf32 == 1),
-                                              device_rates(p.h));
+  take_dense(p, s, e);
+  e.info.dense_estimate_us =
+      plan::gemm_us(dispatch::dense_gemm_size(p, p.options.allow_tf32 == 1), device_rates(p.h));
 }
 
 }  // namespace
 
-void build_routed_spmm(const dispatch::SpmmProblem& p, spxSpMMAlg_t alg, spxPlan& plan) {
-  if (alg == SPX_SPMM_ALG_DENSE) return build_forced_dense(p, plan);
-  plan.spmm = dispatch::build_spmm(p, alg, plan.info);
-  record_kernel_plan(plan);
+void route_spmm(const dispatch::SpmmProblem& p, spxSpMMAlg_t alg, PlanSources& s, PreparedN& e,
+                bool analyzed_n) {
+  if (alg == SPX_SPMM_ALG_DENSE) return build_forced_dense(p, s, e);
+  if (s.sparse) {
+    e.spmm = s.sparse->for_columns(p, e.info);
+  } else {
+    s.sparse = dispatch::build_spmm(p, alg, e.info);
+    e.spmm = s.sparse;
+  }
+  record_kernel_plan(e);
 
   const int32_t option = p.options.dense_route;
   // NEVER does not even load cuBLAS.
@@ -141,24 +135,24 @@ void build_routed_spmm(const dispatch::SpmmProblem& p, spxSpMMAlg_t alg, spxPlan
   in.dense_possible = why.empty();
   in.empty = p.C.rows == 0 || p.C.cols == 0;
   if (in.dense_possible) {
-    const Estimates e = estimate(p, plan.info);
-    in.sparse_us = plan.info.sparse_estimate_us = e.sparse_us;
-    in.dense_us = plan.info.dense_estimate_us = e.dense_us;
+    const Estimates est = estimate(p, e.info.predicted_speedup);
+    in.sparse_us = e.info.sparse_estimate_us = est.sparse_us;
+    in.dense_us = e.info.dense_estimate_us = est.dense_us;
   }
+  // Timing needs the caller's B, which has the analyzed n only.
+  const bool tune = p.options.autotune && analyzed_n;
   const bool auto_eligible = option == SPX_DENSE_ROUTE_AUTO && alg == SPX_SPMM_ALG_DEFAULT &&
                              in.dense_possible && !in.empty;
-  if (p.options.autotune && auto_eligible) return measure_routes(p, plan);
+  if (tune && auto_eligible) return measure_routes(p, s, e);
 
   if (decide_route(in) == Route::Dense) {
     SPX_EXPECTS(why.empty(), SPX_STATUS_NOT_SUPPORTED,
                 "SPX_PLAN_OPTION_DENSE_ROUTE is SPX_DENSE_ROUTE_ALWAYS but the dense route cannot "
                 "take this input: %s",
                 why.c_str());
-    DensePlan d = build_dense(p, plan);
-    commit_dense(std::move(d), plan);
-    return;
+    return take_dense(p, s, e);
   }
-  if (p.options.autotune) plan::autotune_spmm(p.h, plan, p.B, p.C);
+  if (tune) plan::autotune_spmm(p.h, e, p.B, p.C);
 }
 
 }  // namespace spx::engine

@@ -69,6 +69,20 @@ class SpmmKernelPlan {
   virtual std::string describe(int /*candidate*/) const { return {}; }
   /// Device workspace bytes run() needs (the largest over the candidates).
   virtual size_t workspace_bytes() const { return 0; }
+
+  /// The plan of the same A for another number of columns: `p` is the analyzed problem with B
+  /// and C of n columns. Shares this plan's device copy of A (no upload, no re-pack) and makes
+  /// only the per-n decision; it may add to the shared copy here, at analyze (e.g. a layout a
+  /// kernel for that n needs). Fills info's family fields as the family's build does. run()
+  /// takes any n up to p's with the result (smaller n: the same kernels, fewer columns).
+  virtual std::unique_ptr<SpmmKernelPlan> for_columns(const SpmmProblem& p,
+                                                      spxPlanInfo_t& info) const = 0;
+  /// Device bytes of the copy of A this plan shares with its for_columns plans: index and
+  /// metadata arrays, and values (a dense route's dense copy counts as values).
+  struct Held {
+    size_t metadata = 0, values = 0;
+  };
+  virtual Held held() const = 0;
 };
 
 class SddmmKernelPlan {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "runtime/device.hpp"
 #include "spx/spx.h"
@@ -28,6 +29,7 @@ struct spxPlanOptions {
   int32_t values_layout = SPX_VALUES_LAYOUT_NATIVE;  ///< SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT
   int32_t dense_route = SPX_DENSE_ROUTE_AUTO;  ///< SPX_PLAN_OPTION_DENSE_ROUTE
   int32_t allow_tf32 = 0;                      ///< SPX_PLAN_OPTION_ALLOW_TF32
+  int32_t max_n = 0;  ///< SPX_PLAN_OPTION_MAX_N: 0 the analyzed n, -1 any, else the bound
 
   /// The defaults, for the analyze calls that take no options (or NULL).
   static const spxPlanOptions& defaults() {
@@ -102,24 +104,48 @@ struct SparseSignature {
 
 }  // namespace spx
 
+namespace spx {
+/// One prepared per-n decision of an SpMM plan: the kernel plan (sparse family or dense route)
+/// that runs executes with n in (the previous entry's n_hi, n_hi], and what plan info says of it.
+struct PreparedN {
+  int64_t n_hi = 0;
+  std::shared_ptr<dispatch::SpmmKernelPlan> spmm;
+  spxPlanInfo_t info{};
+};
+}  // namespace spx
+
 struct spxPlan {
   spx::Operation op = spx::Operation::SpMM;
   int device = 0;
   spxDataType_t compute_type = SPX_R_32F;
   spx::SparseSignature sparse;           ///< A for SpMM, C for SDDMM
-  spx::DenseSignature dense_in, dense_out;  ///< SpMM: B, C.  SDDMM: A, B
+  spx::DenseSignature dense_in, dense_out;  ///< SpMM: B, C as analyzed (cols: the analyzed n)
 
   spxPlan();
   ~spxPlan();  // defined where the kernel plan types are complete
+  /// What spxPlanGetInfo returns: the analyzed n's decision with the plan's totals.
   spxPlanInfo_t info{};
-  /// The kernel plan that runs (exactly one is set, per `op`): the sparse family's, or the dense
-  /// family's when the dense route was taken (info.route == 1).
-  std::unique_ptr<spx::dispatch::SpmmKernelPlan> spmm;
-  /// With the dense route taken under SPX_SPMM_ALG_DEFAULT: the sparse family's plan, kept (its
-  /// values follow spxPlanUpdateValues); null otherwise.
-  std::unique_ptr<spx::dispatch::SpmmKernelPlan> sparse_spmm;
+  /// SpMM: the decisions prepared per n (ascending n_hi; engine/prepared.cpp). They share one
+  /// device copy of A (the sparse family's, and the dense copy when some n takes the dense route).
+  std::vector<spx::PreparedN> prepared;
+  size_t analyzed = 0;  ///< index in `prepared` of the analyzed n
+  int64_t max_n = 0;    ///< the largest n an execute takes; -1: any (slices of the largest n_hi)
+  /// The kernel plans whose update_values re-packs the shared copies of A: the sparse family's
+  /// (also kept when every prepared n runs dense, so a forced sparse family could run) and the
+  /// dense route's (null unless some n takes it).
+  std::shared_ptr<spx::dispatch::SpmmKernelPlan> sparse_source, dense_source;
   std::unique_ptr<spx::dispatch::SddmmKernelPlan> sddmm;
   /// The streams the plan's work was queued on (analyze, executes, value updates): destroying
   /// the plan waits for that work only, in stream order, never for the whole device.
   mutable spx::device::UseTracker uses;
+
+  /// The prepared decision that runs n columns (1 <= n <= the largest n_hi).
+  const spx::PreparedN& prepared_for(int64_t n) const {
+    size_t i = 0;
+    while (i + 1 < prepared.size() && prepared[i].n_hi < n) ++i;
+    return prepared[i];
+  }
+  spx::PreparedN& prepared_for(int64_t n) {
+    return const_cast<spx::PreparedN&>(static_cast<const spxPlan&>(*this).prepared_for(n));
+  }
 };

@@ -52,16 +52,19 @@ static_assert(SPX_SPMM_ALG_DEFAULT == 0 && SPX_SPMM_ALG_NM == 1 && SPX_SPMM_ALG_
               "algorithm values are ABI");
 static_assert(SPX_POINTER_MODE_HOST == 0 && SPX_POINTER_MODE_DEVICE == 1, "pointer modes are ABI");
 static_assert(SPX_PLAN_OPTION_AUTOTUNE == 0 && SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT == 1 &&
-                  SPX_PLAN_OPTION_DENSE_ROUTE == 2 && SPX_PLAN_OPTION_ALLOW_TF32 == 3,
+                  SPX_PLAN_OPTION_DENSE_ROUTE == 2 && SPX_PLAN_OPTION_ALLOW_TF32 == 3 &&
+                  SPX_PLAN_OPTION_MAX_N == 4,
               "plan option values are ABI");
 static_assert(SPX_DENSE_ROUTE_AUTO == 0 && SPX_DENSE_ROUTE_NEVER == 1 && SPX_DENSE_ROUTE_ALWAYS == 2,
               "dense route values are ABI");
-// The dense route's fields took their room from `reserved` (the size above is unchanged).
+// The dense route's fields, then max_n and prepared_sizes, took their room from the former
+// `reserved` array (the size below is unchanged).
 static_assert(offsetof(spxPlanInfo_t, route) == offsetof(spxPlanInfo_t, predicted_speedup) + 8 &&
-                  offsetof(spxPlanInfo_t, reserved) + sizeof(spxPlanInfo_t::reserved) ==
+                  offsetof(spxPlanInfo_t, max_n) == offsetof(spxPlanInfo_t, dense_bytes) + 8 &&
+                  offsetof(spxPlanInfo_t, prepared_sizes) + sizeof(int64_t) ==
                       sizeof(spxPlanInfo_t),
               "plan info: the dense route's fields follow predicted_speedup");
-// New fields take their room from `reserved`: the struct keeps its size (LP64: 400 bytes).
+// The struct keeps its size (LP64: 400 bytes).
 static_assert(sizeof(spxPlanInfo_t::kernel) == 64 && sizeof(spxPlanInfo_t::config) == 192 &&
                   (sizeof(void*) != 8 || sizeof(spxPlanInfo_t) == 400),
               "plan info layout is ABI");

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 
 #include "families/dense/kernels/cublas.hpp"
 #include "families/dense/kernels/densify.hpp"
@@ -14,17 +15,25 @@ namespace {
 
 bool tf32_for(const SpmmProblem& p) { return p.options.allow_tf32 == 1 && p.A.type == SPX_R_32F; }
 
+/// The dense route's copy of A (row-major m x k) and its densify map, shared by the plans of
+/// every prepared n that takes the route.
+struct DenseA {
+  int64_t entries = 0;
+  device::Buffer pos, slot;  ///< int64[entries]: dense element and user value slot
+  device::Buffer dense;      ///< row-major m x k of A's type
+};
+
 class DenseSpmm final : public SpmmKernelPlan {
  public:
   DenseSpmm(const SpmmProblem& p, const plan::CsrStructure& csr)
-      : layout_(plan::gemm_layout(p.A.rows, p.A.cols, p.B.cols, p.B.order, p.C.order)),
-        type_(p.A.type),
-        tf32_(tf32_for(p)) {
+      : layout_(layout_for(p, p.B.cols)), type_(p.A.type), tf32_(tf32_for(p)),
+        a_(std::make_shared<DenseA>()) {
+    set_operands(p);
     device::check(kernels::dense::densify_load(), "loading the densify kernel");
     const plan::DensifyMap map = plan::densify_map(csr, p.A.cols);
-    entries_ = static_cast<int64_t>(map.pos.size());
-    pos_ = device::upload(map.pos, p.h.stream);
-    slot_ = device::upload(map.slot, p.h.stream);
+    a_->entries = static_cast<int64_t>(map.pos.size());
+    a_->pos = device::upload(map.pos, p.h.stream);
+    a_->slot = device::upload(map.slot, p.h.stream);
     const size_t elem = dtype::storage_bytes(type_, 1);
     const uint64_t elems = static_cast<uint64_t>(p.A.rows) * static_cast<uint64_t>(p.A.cols);
     const bool fits = p.A.cols == 0 || (elems / static_cast<uint64_t>(p.A.cols) ==
@@ -35,7 +44,7 @@ class DenseSpmm final : public SpmmKernelPlan {
                 static_cast<long long>(p.A.rows), static_cast<long long>(p.A.cols));
     const size_t bytes = static_cast<size_t>(elems) * elem;
     try {
-      dense_ = device::Buffer(bytes);
+      a_->dense = device::Buffer(bytes);
     } catch (const Error& e) {
       fail(e.status(), strf("allocating the dense copy of A (%lld x %lld %s, %zu bytes) for the "
                             "dense route: %s",
@@ -48,19 +57,21 @@ class DenseSpmm final : public SpmmKernelPlan {
 
   void run(const spxContext& h, const SpmmCall& call) const override {
     if (call.C.rows == 0 || call.C.cols == 0) return;
+    // The GEMM's shape follows this call's n (any n up to the prepared one).
+    const plan::GemmLayout layout = plan::gemm_layout(m_, k_, call.C.cols, b_order_, c_order_);
     kernels::dense::GemmArgs g;
-    g.trans_first = layout_.trans_first;
-    g.trans_second = layout_.trans_second;
-    g.m = static_cast<int>(layout_.m);
-    g.n = static_cast<int>(layout_.n);
-    g.k = static_cast<int>(layout_.k);
-    const void* a = dense_.get();
-    const int lda = static_cast<int>(layout_.lda);
+    g.trans_first = layout.trans_first;
+    g.trans_second = layout.trans_second;
+    g.m = static_cast<int>(layout.m);
+    g.n = static_cast<int>(layout.n);
+    g.k = static_cast<int>(layout.k);
+    const void* a = a_->dense.get();
+    const int lda = static_cast<int>(layout.lda);
     const int ldb = static_cast<int>(call.B.ld);
-    g.first = layout_.first_is_a ? a : call.B.values;
-    g.ld_first = layout_.first_is_a ? lda : ldb;
-    g.second = layout_.first_is_a ? call.B.values : a;
-    g.ld_second = layout_.first_is_a ? ldb : lda;
+    g.first = layout.first_is_a ? a : call.B.values;
+    g.ld_first = layout.first_is_a ? lda : ldb;
+    g.second = layout.first_is_a ? call.B.values : a;
+    g.ld_second = layout.first_is_a ? ldb : lda;
     g.ab_type = type_;
     g.c = call.C.values;
     g.ldc = static_cast<int>(call.C.ld);
@@ -78,13 +89,13 @@ class DenseSpmm final : public SpmmKernelPlan {
   void update_values(const spxContext& h, const spxSpMatDescr& A) override {
     if (A.value_slots() > 0) device::expect_device_pointer(A.values, "A's values");
     kernels::dense::DensifyArgs d;
-    d.count = entries_;
-    d.pos = pos_.as<int64_t>();
-    d.slot = slot_.as<int64_t>();
+    d.count = a_->entries;
+    d.pos = a_->pos.as<int64_t>();
+    d.slot = a_->slot.as<int64_t>();
     d.src = A.values;
     d.type = type_;
-    d.dst = dense_.get();
-    d.dst_bytes = dense_.bytes();
+    d.dst = a_->dense.get();
+    d.dst_bytes = a_->dense.bytes();
     device::check(kernels::dense::densify(d, h.stream), "launching the densify kernel");
   }
 
@@ -92,23 +103,50 @@ class DenseSpmm final : public SpmmKernelPlan {
     return plan::describe_gemm(layout_, type_, c_type_, tf32_, b_order_, c_order_);
   }
 
-  void set_orders(spxOrder_t b, spxOrder_t c, spxDataType_t c_type) {
-    b_order_ = b;
-    c_order_ = c;
-    c_type_ = c_type;
+  /// cuBLAS picks its own kernel per call: another n only changes the description.
+  std::unique_ptr<SpmmKernelPlan> for_columns(const SpmmProblem& p,
+                                              spxPlanInfo_t& info) const override {
+    auto k = std::make_unique<DenseSpmm>(*this);
+    k->layout_ = layout_for(p, p.B.cols);
+    k->fill_info(p, info);
+    return k;
   }
-  size_t metadata_bytes() const { return pos_.bytes() + slot_.bytes(); }
-  size_t dense_bytes() const { return dense_.bytes(); }
+  Held held() const override {
+    return {a_->pos.bytes() + a_->slot.bytes(), a_->dense.bytes()};
+  }
+
+  void fill_info(const SpmmProblem& p, spxPlanInfo_t& info) const {
+    info.family = SPX_SPMM_ALG_DENSE;
+    std::snprintf(info.kernel, sizeof(info.kernel), "cublas_gemm_ex");
+    std::snprintf(info.config, sizeof(info.config), "%s", describe(0).c_str());
+    info.metadata_bytes = held().metadata;
+    info.values_bytes = held().values;
+    info.dense_bytes = held().values;
+    info.padded_nnz = p.A.rows * p.A.cols;
+    info.split_k = 1;
+    info.packing = 0;
+    info.route = 1;
+  }
 
  private:
-  plan::GemmLayout layout_;
+  static plan::GemmLayout layout_for(const SpmmProblem& p, int64_t n) {
+    return plan::gemm_layout(p.A.rows, p.A.cols, n, p.B.order, p.C.order);
+  }
+  void set_operands(const SpmmProblem& p) {
+    m_ = p.A.rows;
+    k_ = p.A.cols;
+    b_order_ = p.B.order;
+    c_order_ = p.C.order;
+    c_type_ = p.C.type;
+  }
+
+  plan::GemmLayout layout_;  ///< at the prepared n (the description)
   spxDataType_t type_;
   bool tf32_;
+  std::shared_ptr<DenseA> a_;
+  int64_t m_ = 0, k_ = 0;
   spxOrder_t b_order_ = SPX_ORDER_ROW, c_order_ = SPX_ORDER_ROW;
   spxDataType_t c_type_ = SPX_R_32F;
-  int64_t entries_ = 0;
-  device::Buffer pos_, slot_;  ///< int64[entries]: dense element and user value slot
-  device::Buffer dense_;       ///< row-major m x k of A's type
 };
 
 }  // namespace
@@ -148,17 +186,7 @@ plan::GemmSize dense_gemm_size(const SpmmProblem& p, bool tf32) {
 std::unique_ptr<SpmmKernelPlan> build_dense_spmm(const SpmmProblem& p, spxPlanInfo_t& info) {
   const plan::CsrStructure csr = to_csr(p.A, download_structure(p.h, p.A));
   auto k = std::make_unique<DenseSpmm>(p, csr);
-  k->set_orders(p.B.order, p.C.order, p.C.type);
-  info.family = SPX_SPMM_ALG_DENSE;
-  std::snprintf(info.kernel, sizeof(info.kernel), "cublas_gemm_ex");
-  std::snprintf(info.config, sizeof(info.config), "%s", k->describe(0).c_str());
-  info.metadata_bytes = k->metadata_bytes();
-  info.values_bytes = k->dense_bytes();
-  info.dense_bytes = k->dense_bytes();
-  info.padded_nnz = p.A.rows * p.A.cols;
-  info.split_k = 1;
-  info.packing = 0;
-  info.route = 1;
+  k->fill_info(p, info);
   return k;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,8 +21,14 @@ namespace {
 
 namespace ek = kernels::ell;
 
+/// The layout's numbers the rule looks at (kept for the decisions of other n).
+struct EllShape {
+  int64_t rows = 0, cols = 0, width = 0, nnz = 0, overflow = 0;
+  bool index16 = true;
+};
+
 /// What the rule looks at, from the problem and the planned layout.
-plan::EllInputs inputs_of(const SpmmProblem& p, const plan::EllLayout& l) {
+plan::EllInputs inputs_of(const SpmmProblem& p, const EllShape& l) {
   plan::EllInputs s;
   s.m = l.rows;
   s.k = l.cols;
@@ -41,35 +48,34 @@ plan::EllInputs inputs_of(const SpmmProblem& p, const plan::EllLayout& l) {
   return s;
 }
 
+/// The plan's copy of A, shared by the plans of every prepared n.
+struct EllA {
+  EllShape shape;
+  bool half = false;
+  int64_t stride = 0, slots = 0, alloc_slots = 0;
+  device::Buffer values, indices, row_len, tail_ptr, slot_map;
+  device::Buffer dense_a;  ///< DenseMma: A densified (+ row flags); empty until some n needs it
+  bool packed = false;     ///< values hold A (after the first update_values)
+};
+
 class EllSpmm final : public SpmmKernelPlan {
  public:
-  EllSpmm(const SpmmProblem& p, const plan::EllLayout& l)
-      : decision_(plan::choose(inputs_of(p, l), plan::read_overrides(p.switches))) {
-    const plan::EllInputs& s = decision_.inputs;
-    half_ = s.value_bytes == 2;
-    stride_ = l.stride;
-    slots_ = l.slots();
-    alloc_slots_ = static_cast<int64_t>(l.col.size());  // slots + the overrun pad
-    device::check(ek::spmm_load(half_, s.index16, p.h.smem_per_block_optin),
+  EllSpmm(const SpmmProblem& p, const plan::EllLayout& l) : a_(std::make_shared<EllA>()) {
+    a_->shape = {l.rows, l.cols, l.width, l.nnz, l.overflow, l.index16};
+    a_->half = p.A.type == SPX_R_16F;
+    a_->stride = l.stride;
+    a_->slots = l.slots();
+    a_->alloc_slots = static_cast<int64_t>(l.col.size());  // slots + the overrun pad
+    device::check(ek::spmm_load(a_->half, l.index16, p.h.smem_per_block_optin),
                   "loading the ELL SpMM kernels");
     device::check(ek::pack_values_load(), "loading the ELL value packing kernel");
-    // Occupancy of every candidate's persistent kernel, asked once here (not per launch).
-    for (const ek::KernelConfig& c : decision_.candidates.items()) {
-      plan::EllOccupancy o;
-      o.per_sm = ek::resident_blocks(c, half_, s.index16, s.k, false);
-      if (const auto* st = std::get_if<ek::SlotStagedConfig>(&c); st != nullptr && st->bulk_copy)
-        o.bulk = ek::resident_blocks(c, half_, s.index16, s.k, true);
-      occupancy_.push_back(o);
-    }
-    indices_ = s.index16 ? device::upload(l.col16(), p.h.stream) : device::upload(l.col, p.h.stream);
-    row_len_ = device::upload(l.row_len, p.h.stream);
-    if (!l.tail_ptr.empty()) tail_ptr_ = device::upload(l.tail_ptr, p.h.stream);
-    slot_map_ = device::upload(l.src_slot, p.h.stream);
-    values_ = device::Buffer(static_cast<size_t>(alloc_slots_) * (half_ ? 2 : 4));
-    // DenseMma multiplies a dense copy of A that the plan keeps (made here and by
-    // spxPlanUpdateValues, like the packed values): executes only run the GEMM.
-    if (decision_.dense_a_bytes() > 0)
-      dense_a_ = device::Buffer(static_cast<size_t>(decision_.dense_a_bytes()));
+    a_->indices =
+        l.index16 ? device::upload(l.col16(), p.h.stream) : device::upload(l.col, p.h.stream);
+    a_->row_len = device::upload(l.row_len, p.h.stream);
+    if (!l.tail_ptr.empty()) a_->tail_ptr = device::upload(l.tail_ptr, p.h.stream);
+    a_->slot_map = device::upload(l.src_slot, p.h.stream);
+    a_->values = device::Buffer(static_cast<size_t>(a_->alloc_slots) * (a_->half ? 2 : 4));
+    decide(p, true);
     update_values(p.h, p.A);
     device::check(cudaStreamSynchronize(p.h.stream), "packing A's values into the ELL plan");
   }
@@ -90,17 +96,16 @@ class EllSpmm final : public SpmmKernelPlan {
   }
 
   void update_values(const spxContext& h, const spxSpMatDescr& A) override {
-    if (slots_ > 0) device::expect_device_pointer(A.values, "A's values");
+    if (a_->slots > 0) device::expect_device_pointer(A.values, "A's values");
     ek::PackArgs g;
-    g.count = alloc_slots_;
-    g.slot = slot_map_.as<int32_t>();
+    g.count = a_->alloc_slots;
+    g.slot = a_->slot_map.as<int32_t>();
     g.src = A.values;
-    g.dst = values_.get();
-    g.element_bytes = half_ ? 2 : 4;
+    g.dst = a_->values.get();
+    g.element_bytes = a_->half ? 2 : 4;
     device::check(ek::pack_values(g, h.stream), "launching the ELL value packing kernel");
-    if (dense_a_.bytes() > 0)
-      device::check(ek::densify_dense_a(a_side(), dense_a_.get(), h.stream),
-                    "launching the ELL densify kernel (DenseMma's dense A)");
+    a_->packed = true;
+    densify(h.stream);
   }
 
   int candidate_count() const override { return decision_.candidates.count(); }
@@ -110,12 +115,66 @@ class EllSpmm final : public SpmmKernelPlan {
   size_t workspace_bytes() const override { return decision_.workspace_bytes(); }
   const plan::Decision& decision() const { return decision_; }
 
-  /// Dense cuBLAS time over this plan's, both from the model in families/ell/plan/predict.hpp (fitted
-  /// to H100 measurements), for the selected configuration.
+  /// The rule for another n over the same packed A (the layout does not depend on n).
+  std::unique_ptr<SpmmKernelPlan> for_columns(const SpmmProblem& p,
+                                              spxPlanInfo_t& info) const override {
+    auto k = std::make_unique<EllSpmm>(*this);
+    k->decide(p, a_->dense_a.bytes() > 0);
+    k->fill_info(info);
+    return k;
+  }
+  Held held() const override {
+    return {a_->indices.bytes() + a_->row_len.bytes() + a_->tail_ptr.bytes() +
+                a_->slot_map.bytes(),
+            a_->values.bytes() + a_->dense_a.bytes()};
+  }
+
+  void fill_info(spxPlanInfo_t& info) const {
+    info.family = SPX_SPMM_ALG_ELL;
+    std::snprintf(info.kernel, sizeof(info.kernel), "%s", plan::Decision::kernel());
+    std::snprintf(info.config, sizeof(info.config), "%s", decision_.describe().c_str());
+    info.metadata_bytes = held().metadata;
+    info.values_bytes = held().values;
+    info.padded_nnz = a_->slots;
+    info.predicted_speedup = predicted_speedup();
+  }
+
+ private:
+  /// THE decision for p's n (plan/choice.hpp) and what its launches need: the occupancy of
+  /// every candidate's persistent kernel (asked once here, not per launch) and, when a candidate
+  /// is DenseMma, the dense copy of A (made at the analyzed n only, shared with the other n).
+  void decide(const SpmmProblem& p, bool dense_a_allowed) {
+    plan::EllInputs in = inputs_of(p, a_->shape);
+    in.dense_a_allowed = dense_a_allowed;
+    decision_ = plan::choose(in, plan::read_overrides(p.switches));
+    const plan::EllInputs& s = decision_.inputs;
+    occupancy_.clear();
+    for (const ek::KernelConfig& c : decision_.candidates.items()) {
+      plan::EllOccupancy o;
+      o.per_sm = ek::resident_blocks(c, a_->half, s.index16, s.k, false);
+      if (const auto* st = std::get_if<ek::SlotStagedConfig>(&c); st != nullptr && st->bulk_copy)
+        o.bulk = ek::resident_blocks(c, a_->half, s.index16, s.k, true);
+      occupancy_.push_back(o);
+    }
+    if (decision_.dense_a_bytes() > 0 && a_->dense_a.bytes() == 0) {
+      a_->dense_a = device::Buffer(static_cast<size_t>(decision_.dense_a_bytes()));
+      // Values are already packed when another n asks for it: densify them now.
+      if (a_->packed) densify(p.h.stream);
+    }
+  }
+
+  void densify(cudaStream_t stream) const {
+    if (a_->dense_a.bytes() > 0)
+      device::check(ek::densify_dense_a(a_side(), a_->dense_a.get(), stream),
+                    "launching the ELL densify kernel (DenseMma's dense A)");
+  }
+
+  /// Dense cuBLAS time over this plan's, both from the model in families/ell/plan/predict.hpp
+  /// (fitted to H100 measurements), for the selected configuration.
   double predicted_speedup() const {
     const plan::EllInputs& s = decision_.inputs;
     plan::EllWork w;
-    w.slots = slots_;
+    w.slots = a_->slots;
     w.nnz = s.nnz;
     w.index_bytes = s.index16 ? 2 : 4;
     w.out_bytes = s.c_type == SPX_R_16F ? 2 : 4;
@@ -125,37 +184,25 @@ class EllSpmm final : public SpmmKernelPlan {
 
   /// The kernels' arguments that describe A (the plan's arrays); a call adds B, C and n.
   ek::SpmmArgs a_side() const {
-    const plan::EllInputs& s = decision_.inputs;
     ek::SpmmArgs a;
-    a.m = s.m;
-    a.k = s.k;
-    a.stride = stride_;
-    a.values = values_.get();
-    a.indices = indices_.get();
-    a.row_len = row_len_.as<int32_t>();
-    a.tail_ptr = tail_ptr_.as<int32_t>();
-    a.half = half_;
-    a.index16 = s.index16;
-    a.dense_a = dense_a_.get();
-    a.sm_count = s.sm_count;
+    a.m = a_->shape.rows;
+    a.k = a_->shape.cols;
+    a.stride = a_->stride;
+    a.values = a_->values.get();
+    a.indices = a_->indices.get();
+    a.row_len = a_->row_len.as<int32_t>();
+    a.tail_ptr = a_->tail_ptr.as<int32_t>();
+    a.half = a_->half;
+    a.index16 = a_->shape.index16;
+    a.dense_a = a_->dense_a.get();
+    a.sm_count = decision_.inputs.sm_count;
     a.dependent_launch = decision_.dependent_launch;
     return a;
   }
 
-  size_t metadata_bytes() const {
-    return indices_.bytes() + row_len_.bytes() + tail_ptr_.bytes() + slot_map_.bytes();
-  }
-  /// The packed values and, when DenseMma is a candidate, the plan's dense copy of A.
-  size_t values_bytes() const { return values_.bytes() + dense_a_.bytes(); }
-  int64_t slots() const { return slots_; }
-
- private:
-  plan::Decision decision_;  ///< the one decision (plan/choice.hpp), made here at analyze
+  plan::Decision decision_;  ///< the one decision for this n (plan/choice.hpp), made at analyze
   std::vector<plan::EllOccupancy> occupancy_;  ///< per candidate (plan/call.hpp)
-  bool half_ = false;
-  int64_t stride_ = 0, slots_ = 0, alloc_slots_ = 0;
-  device::Buffer values_, indices_, row_len_, tail_ptr_, slot_map_;
-  device::Buffer dense_a_;  ///< DenseMma: A densified (+ row flags); empty without that candidate
+  std::shared_ptr<EllA> a_;
 };
 
 }  // namespace
@@ -180,13 +227,7 @@ Refusal ell_can_implement(const SpmmProblem& p) {
 std::unique_ptr<SpmmKernelPlan> build_ell_spmm(const SpmmProblem& p, spxPlanInfo_t& info) {
   const plan::EllLayout layout = plan::plan_ell_layout(to_csr(p.A, download_structure(p.h, p.A)));
   auto k = std::make_unique<EllSpmm>(p, layout);
-  info.family = SPX_SPMM_ALG_ELL;
-  std::snprintf(info.kernel, sizeof(info.kernel), "%s", plan::Decision::kernel());
-  std::snprintf(info.config, sizeof(info.config), "%s", k->decision().describe().c_str());
-  info.metadata_bytes = k->metadata_bytes();
-  info.values_bytes = k->values_bytes();
-  info.padded_nnz = k->slots();
-  info.predicted_speedup = k->predicted_speedup();
+  k->fill_info(info);
   return k;
 }
 

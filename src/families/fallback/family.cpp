@@ -1,6 +1,7 @@
 #include "families/fallback/family.hpp"
 
 #include <cstdio>
+#include <memory>
 
 #include "families/fallback/kernels/fallback.hpp"
 #include "families/fallback/plan/entry_rows.hpp"
@@ -21,17 +22,25 @@ struct DeviceCsr {
   size_t bytes() const { return row_ptr.bytes() + col_ind.bytes() + slot.bytes(); }
 };
 
+/// The fallback SpMM's copy of A, shared by the plans of every prepared n (no per-n decision).
+struct FallbackA {
+  DeviceCsr csr;
+  device::Buffer values;  ///< float[nnz] or int32[nnz]
+  bool integer = false;
+};
+
 class FallbackSpmm final : public SpmmKernelPlan {
  public:
-  FallbackSpmm(const SpmmProblem& p, const plan::CsrStructure& csr) {
+  FallbackSpmm(const SpmmProblem& p, const plan::CsrStructure& csr)
+      : a_(std::make_shared<FallbackA>()) {
     device::check(kernels::fallback::spmm_csr_load(), "loading the fallback SpMM kernel");
     device::check(kernels::fallback::gather_widen_load(), "loading the value gather kernel");
-    csr_.nnz = static_cast<int64_t>(csr.col_ind.size());
-    csr_.row_ptr = device::upload(csr.row_ptr, p.h.stream);
-    csr_.col_ind = device::upload(csr.col_ind, p.h.stream);
-    csr_.slot = device::upload(csr.slot, p.h.stream);
-    values_ = device::Buffer(static_cast<size_t>(csr_.nnz) * 4);
-    integer_ = p.compute_type == SPX_R_32I;
+    a_->csr.nnz = static_cast<int64_t>(csr.col_ind.size());
+    a_->csr.row_ptr = device::upload(csr.row_ptr, p.h.stream);
+    a_->csr.col_ind = device::upload(csr.col_ind, p.h.stream);
+    a_->csr.slot = device::upload(csr.slot, p.h.stream);
+    a_->values = device::Buffer(static_cast<size_t>(a_->csr.nnz) * 4);
+    a_->integer = p.compute_type == SPX_R_32I;
     update_values(p.h, p.A);
     device::check(cudaStreamSynchronize(p.h.stream), "gathering A's values into the plan");
   }
@@ -40,10 +49,10 @@ class FallbackSpmm final : public SpmmKernelPlan {
     kernels::fallback::SpmmCsrArgs a;
     a.m = call.C.rows;
     a.n = call.C.cols;
-    a.row_ptr = csr_.row_ptr.as<int32_t>();
-    a.col_ind = csr_.col_ind.as<int32_t>();
-    a.values = values_.get();
-    a.integer = integer_;
+    a.row_ptr = a_->csr.row_ptr.as<int32_t>();
+    a.col_ind = a_->csr.col_ind.as<int32_t>();
+    a.values = a_->values.get();
+    a.integer = a_->integer;
     a.B = view_of(call.B);
     a.C = view_of(call.C);
     a.scalars = scalars_of(h, call.alpha, call.beta, call.C.type == SPX_R_32I);
@@ -53,22 +62,38 @@ class FallbackSpmm final : public SpmmKernelPlan {
   void update_values(const spxContext& h, const spxSpMatDescr& A) override {
     if (A.value_slots() > 0) device::expect_device_pointer(A.values, "A's values");
     kernels::fallback::GatherArgs g;
-    g.count = csr_.nnz;
-    g.slot = csr_.slot.as<int64_t>();
+    g.count = a_->csr.nnz;
+    g.slot = a_->csr.slot.as<int64_t>();
     g.src = A.values;
     g.src_type = A.type;
-    g.dst = values_.get();
+    g.dst = a_->values.get();
     device::check(kernels::fallback::gather_widen(g, h.stream), "launching the value gather kernel");
   }
 
-  size_t metadata_bytes() const { return csr_.bytes(); }
-  size_t values_bytes() const { return values_.bytes(); }
-  int64_t entries() const { return csr_.nnz; }
+  /// One thread per element of C whatever n: the same plan, sharing A.
+  std::unique_ptr<SpmmKernelPlan> for_columns(const SpmmProblem& p,
+                                              spxPlanInfo_t& info) const override {
+    auto k = std::make_unique<FallbackSpmm>(*this);
+    k->fill_info(p, info);
+    return k;
+  }
+  Held held() const override { return {a_->csr.bytes(), a_->values.bytes()}; }
+
+  void fill_info(const SpmmProblem& p, spxPlanInfo_t& info) const {
+    info.family = SPX_SPMM_ALG_FALLBACK;
+    std::snprintf(info.kernel, sizeof(info.kernel), "fallback_csr_spmm");
+    std::snprintf(info.config, sizeof(info.config),
+                  "one thread per C element; A %s as CSR, values widened to %s; B %s-major, C "
+                  "%s-major",
+                  dtype::name(p.A.type), dtype::is_float(p.A.type) ? "fp32" : "int32",
+                  order_name(p.B.order), order_name(p.C.order));
+    info.metadata_bytes = held().metadata;
+    info.values_bytes = held().values;
+    info.padded_nnz = a_->csr.nnz;
+  }
 
  private:
-  DeviceCsr csr_;
-  device::Buffer values_;  ///< float[nnz] or int32[nnz]
-  bool integer_ = false;
+  std::shared_ptr<FallbackA> a_;
 };
 
 class FallbackSddmm final : public SddmmKernelPlan {
@@ -112,15 +137,7 @@ class FallbackSddmm final : public SddmmKernelPlan {
 std::unique_ptr<SpmmKernelPlan> build_fallback_spmm(const SpmmProblem& p, spxPlanInfo_t& info) {
   const plan::CsrStructure csr = to_csr(p.A, download_structure(p.h, p.A));
   auto k = std::make_unique<FallbackSpmm>(p, csr);
-  info.family = SPX_SPMM_ALG_FALLBACK;
-  std::snprintf(info.kernel, sizeof(info.kernel), "fallback_csr_spmm");
-  std::snprintf(info.config, sizeof(info.config),
-                "one thread per C element; A %s as CSR, values widened to %s; B %s-major, C %s-major",
-                dtype::name(p.A.type), dtype::is_float(p.A.type) ? "fp32" : "int32",
-                order_name(p.B.order), order_name(p.C.order));
-  info.metadata_bytes = k->metadata_bytes();
-  info.values_bytes = k->values_bytes();
-  info.padded_nnz = k->entries();
+  k->fill_info(p, info);
   return k;
 }
 

@@ -5,6 +5,8 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <variant>
+#include <vector>
 
 #include "families/nm/kernels/config.hpp"
 #include "families/nm/kernels/launch.hpp"
@@ -53,22 +55,39 @@ pnm::Inputs choice_inputs(const SpmmProblem& p) {
   return in;
 }
 
+/// The plan's copy of A (values re-laid out for the stage geometry, the index layout), shared by
+/// every prepared n, and A's host indices for the packing statistics of their decisions.
+struct NmA {
+  device::Buffer a_t, ridx, col_info, col_count;
+  size_t metadata_bytes = 0;
+  std::vector<int32_t> host_indices;
+};
+
+/// Whether a configuration's geometry was planned for its decision's n (stream-K's tile
+/// schedule, the streamed copy's chunks): another n runs the candidate's cp.async fallback.
+bool planned_for_n(const knm::SpmmConfig& c) {
+  return std::holds_alternative<knm::StreamKLoop>(c.loop) ||
+         std::holds_alternative<knm::StreamedBLoop>(c.loop);
+}
+
 class NmSpmm final : public SpmmKernelPlan {
  public:
-  NmSpmm(const SpmmProblem& p, pnm::Decision decision, const plan::NmIndexLayout& layout,
-         void* encoder)
-      : decision_(std::move(decision)) {
+  NmSpmm(const SpmmProblem& p, const pnm::Inputs& in, pnm::Decision decision,
+         const plan::NmIndexLayout& layout, void* encoder, std::vector<int32_t> host_indices)
+      : in_(in), decision_(std::move(decision)), a_(std::make_shared<NmA>()) {
     const plan::NmStaging& staging = decision_.staging;
     device::check(knm::spmm_load(p.h.smem_per_block_optin), "loading the NM SpMM kernels");
     device::check(knm::relayout_load(), "loading the NM value re-layout kernel");
-    a_t_ = device::Buffer(static_cast<size_t>(staging.kc_pad * staging.rows_pad) * sizeof(float));
-    if (a_t_.bytes() > 0)
-      device::check(cudaMemsetAsync(a_t_.get(), 0, a_t_.bytes(), p.h.stream),
+    a_->host_indices = std::move(host_indices);
+    in_.indices = nullptr;  // set for each decision from host_indices
+    a_->a_t = device::Buffer(static_cast<size_t>(staging.kc_pad * staging.rows_pad) * sizeof(float));
+    if (a_->a_t.bytes() > 0)
+      device::check(cudaMemsetAsync(a_->a_t.get(), 0, a_->a_t.bytes(), p.h.stream),
                     "zeroing the NM value padding");
-    ridx_ = device::upload(layout.ridx, p.h.stream);
-    col_info_ = device::upload(layout.col_info, p.h.stream);
-    col_count_ = device::upload(layout.col_count, p.h.stream);
-    metadata_bytes_ = static_cast<size_t>(plan::nm_metadata_bytes(layout));
+    a_->ridx = device::upload(layout.ridx, p.h.stream);
+    a_->col_info = device::upload(layout.col_info, p.h.stream);
+    a_->col_count = device::upload(layout.col_count, p.h.stream);
+    a_->metadata_bytes = static_cast<size_t>(plan::nm_metadata_bytes(layout));
     common_.m = p.C.rows;
     common_.n = p.C.cols;
     common_.k = p.A.cols;
@@ -78,13 +97,13 @@ class NmSpmm final : public SpmmKernelPlan {
     common_.rows_s = static_cast<int>(decision_.rows_s);
     common_.stages = static_cast<int>(staging.stages);
     common_.depth = decision_.depth;
-    common_.a_t = a_t_.as<float>();
+    common_.a_t = a_->a_t.as<float>();
     common_.rows_pad = staging.rows_pad;
     common_.kc_pad = staging.kc_pad;
-    common_.ridx = ridx_.as<uint16_t>();
+    common_.ridx = a_->ridx.as<uint16_t>();
     common_.packing = decision_.packing;
-    common_.col_info = col_info_.as<uint16_t>();
-    common_.col_count = col_count_.as<int32_t>();
+    common_.col_info = a_->col_info.as<uint16_t>();
+    common_.col_count = a_->col_count.as<int32_t>();
     common_.pack_capacity = static_cast<int>(layout.pack_capacity);
     common_.tensor_map_encoder = encoder;
     update_values(p.h, p.A);
@@ -92,18 +111,24 @@ class NmSpmm final : public SpmmKernelPlan {
   }
 
   void run(const spxContext& h, const SpmmCall& call) const override {
-    // The one choice a call makes: whether the tensor copies can read this call's B.
+    // The choices a call makes: whether the tensor copies can read this call's B, and whether
+    // the configuration's geometry fits this call's n.
     pnm::CallB b;
     b.ld = call.B.ld;
     b.address = reinterpret_cast<uintptr_t>(call.B.values);
     b.workspace = reinterpret_cast<uintptr_t>(call.workspace);
-    const knm::SpmmConfig& config = pnm::config_for_call(decision_.candidates.chosen(), b);
+    const pnm::Candidate& c = decision_.candidates.chosen();
+    const knm::SpmmConfig& config = call.C.cols != decision_.n_cols && planned_for_n(c.config)
+                                        ? c.fallback
+                                        : pnm::config_for_call(c, b);
+    knm::SpmmCommon common = common_;
+    common.n = call.C.cols;
     knm::SpmmOperands ops;
     ops.B = view_of(call.B);
     ops.C = view_of(call.C);
     ops.scalars = scalars_of(h, call.alpha, call.beta, false);
     ops.workspace = call.workspace;
-    device::check(knm::spmm(common_, config, ops, h.stream), "launching the NM SpMM kernel");
+    device::check(knm::spmm(common, config, ops, h.stream), "launching the NM SpMM kernel");
   }
 
   void update_values(const spxContext& h, const spxSpMatDescr& A) override {
@@ -113,7 +138,7 @@ class NmSpmm final : public SpmmKernelPlan {
     r.kc = decision_.dims.kc();
     r.rows_pad = decision_.staging.rows_pad;
     r.values = static_cast<const float*>(A.values);
-    r.a_t = a_t_.as<float>();
+    r.a_t = a_->a_t.as<float>();
     device::check(knm::relayout_values(r, h.stream), "launching the NM value re-layout kernel");
   }
 
@@ -125,15 +150,53 @@ class NmSpmm final : public SpmmKernelPlan {
     return static_cast<size_t>(decision_.workspace_bytes());
   }
 
+  /// The tile, split and mainloop for another n over the same stage geometry: the decision is
+  /// made with the analyzed B's leading dimension and alignment and the plan's packing, which
+  /// fix the geometry (checked).
+  std::unique_ptr<SpmmKernelPlan> for_columns(const SpmmProblem& p,
+                                              spxPlanInfo_t& info) const override {
+    auto k = std::make_unique<NmSpmm>(*this);
+    pnm::Inputs in = in_;
+    in.n_cols = p.C.cols;
+    in.indices = a_->host_indices.data();
+    pnm::Overrides ov = pnm::read_overrides(p.switches);
+    ov.force_packing = decision_.packing ? 1 : 0;
+    pnm::Decision d = pnm::choose(in, ov);
+    d.packing_forced = decision_.packing_forced;
+    const plan::NmStaging& was = decision_.staging;
+    SPX_EXPECTS(d.staging.w_s == was.w_s && d.staging.k_s == was.k_s &&
+                    d.staging.kc_pad == was.kc_pad && d.staging.rows_pad == was.rows_pad &&
+                    d.rows_s == decision_.rows_s && d.depth == decision_.depth,
+                SPX_STATUS_INTERNAL_ERROR,
+                "the NM decision for n = %lld needs another stage geometry than the plan's",
+                static_cast<long long>(p.C.cols));
+    k->decision_ = std::move(d);
+    k->common_.n = p.C.cols;
+    k->fill_info(info);
+    return k;
+  }
+  Held held() const override {
+    return {a_->metadata_bytes, a_->a_t.bytes()};
+  }
+
   const pnm::Decision& decision() const { return decision_; }
-  size_t metadata_bytes() const { return metadata_bytes_; }
-  size_t values_bytes() const { return a_t_.bytes(); }
+  void fill_info(spxPlanInfo_t& info) const {
+    info.family = SPX_SPMM_ALG_NM;
+    std::snprintf(info.kernel, sizeof(info.kernel), "nm_spmm_f32");
+    std::snprintf(info.config, sizeof(info.config), "%s", decision_.describe().c_str());
+    info.metadata_bytes = held().metadata;
+    info.values_bytes = held().values;
+    info.padded_nnz = decision_.staging.rows_pad * decision_.staging.kc_pad;
+    info.split_k = knm::split_of(decision_.chosen());
+    info.packing = decision_.packing ? 1 : 0;
+    info.predicted_speedup = decision_.predicted_speedup;
+  }
 
  private:
+  pnm::Inputs in_;  ///< the analyzed inputs (their n, B layout, device), indices unset
   pnm::Decision decision_;
   knm::SpmmCommon common_;
-  device::Buffer a_t_, ridx_, col_info_, col_count_;
-  size_t metadata_bytes_ = 0;
+  std::shared_ptr<NmA> a_;
 };
 
 }  // namespace
@@ -158,7 +221,7 @@ Refusal nm_can_implement(const SpmmProblem& p) {
 
 std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_t& info) {
   const auto t_start = Clock::now();
-  const HostStructure host = download_structure(p.h, p.A);
+  HostStructure host = download_structure(p.h, p.A);
   const double ms_download = ms_since(t_start);
   pnm::Inputs in = choice_inputs(p);
   plan::validate_nm_indices(in.dims, host.idx.data());
@@ -175,19 +238,10 @@ std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_
       d.dims, host.idx.data(), d.staging, d.packing, knm::kPackTileRows, d.pack_capacity);
   const double ms_planning = ms_since(t_start) - ms_download;
   const auto t_device = Clock::now();
-  auto k = std::make_unique<NmSpmm>(p, std::move(d), layout, encoder);
+  auto k = std::make_unique<NmSpmm>(p, in, std::move(d), layout, encoder, std::move(host.idx));
   const double ms_device = ms_since(t_device);
   const pnm::Decision& decision = k->decision();
-
-  info.family = SPX_SPMM_ALG_NM;
-  std::snprintf(info.kernel, sizeof(info.kernel), "nm_spmm_f32");
-  std::snprintf(info.config, sizeof(info.config), "%s", decision.describe().c_str());
-  info.metadata_bytes = k->metadata_bytes();
-  info.values_bytes = k->values_bytes();
-  info.padded_nnz = decision.staging.rows_pad * decision.staging.kc_pad;
-  info.split_k = knm::split_of(decision.chosen());
-  info.packing = decision.packing ? 1 : 0;
-  info.predicted_speedup = decision.predicted_speedup;
+  k->fill_info(info);
   const plan::NmPackingDecision& m = decision.model;
   log::info(
       "NM plan: packing %s (model: AI plain %.1f, packed %.1f FLOP/B, balance %.1f; "

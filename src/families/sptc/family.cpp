@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,21 +35,33 @@ plan::SortedBcrs sorted_structure(const SpmmProblem& p) {
                                    host.idx.data());
 }
 
+/// What the roofline model below needs of the plan's storage (kept for the decisions of other n).
+struct SptcWork {
+  double k_positions = 0;  ///< sum over panels of gathered k positions
+  double block_tile = 0;
+  double a_bytes = 0;      ///< values, index and metadata bytes the kernel reads
+};
+
+SptcWork work_of(const plan::SptcStorage& s) {
+  SptcWork w;
+  for (int64_t q = 0; q < s.panels; ++q) w.k_positions += 32.0 * s.panel_info[2 * q + 1];
+  w.block_tile = static_cast<double>(s.block_tile);
+  w.a_bytes = static_cast<double>(s.value_bytes() + s.index_bytes() + s.metadata_bytes());
+  return w;
+}
+
 /// Roofline model of the speedup over dense cuBLAS HGEMM (README.md): the kernel is bound by the
 /// B rows it gathers (L2 -> SM) or by its mma.sp work, dense by its bytes or its tensor-core rate.
-double predicted_speedup(const SpmmProblem& p, const plan::SptcStorage& s) {
+double predicted_speedup(const SpmmProblem& p, const SptcWork& w) {
   const double m = static_cast<double>(p.A.rows), k = static_cast<double>(p.A.cols);
   const double n = static_cast<double>(p.B.cols);
   const double c_elem = p.C.type == SPX_R_32F ? 4 : 2;
-  double k_positions = 0;  // sum over panels of gathered k positions
-  for (int64_t q = 0; q < s.panels; ++q) k_positions += 32.0 * s.panel_info[2 * q + 1];
   constexpr double kL2 = 5.0e12, kDram = 3.0e12, kFloor = 4.0e-6;
   constexpr double kSparseRate = 600.0e12;  // dense-equivalent flop/s of mma.sp in this kernel
   constexpr double kDenseRate = 700.0e12;   // cuBLAS HGEMM on a busy GPU
-  const double gathered = k_positions * n * 2;
-  const double sparse_flops = 2.0 * k_positions * static_cast<double>(s.block_tile) * n;
-  const double sparse_bytes = static_cast<double>(s.value_bytes() + s.index_bytes() +
-                                                  s.metadata_bytes()) + m * n * c_elem;
+  const double gathered = w.k_positions * n * 2;
+  const double sparse_flops = 2.0 * w.k_positions * w.block_tile * n;
+  const double sparse_bytes = w.a_bytes + m * n * c_elem;
   const double sparse = std::max({gathered / kL2, sparse_flops / kSparseRate,
                                   sparse_bytes / kDram}) + kFloor;
   const double dense = std::max((m * k + k * n) * 2 / kDram + m * n * c_elem / kDram,
@@ -56,46 +69,57 @@ double predicted_speedup(const SpmmProblem& p, const plan::SptcStorage& s) {
   return dense / sparse;
 }
 
+/// The plan's copy of A (the reordered 2:4 storage), shared by every prepared n.
+struct SptcA {
+  bool bf16 = false;
+  int block_tile = 32;
+  int64_t m = 0, k = 0, panels = 0, slots = 0;
+  int max_pairs = 0;
+  SptcWork work;
+  device::Buffer row_map, blocks, gather, metadata, value_slot, values;
+};
+
 class SptcSpmm final : public SpmmKernelPlan {
  public:
-  /// decision: plan::sptc::choose() for this layout (the plan runs its selected candidate).
-  SptcSpmm(const SpmmProblem& p, const plan::SptcStorage& s, plan::sptc::Decision decision)
-      : decision_(std::move(decision)) {
-    bf16_ = p.A.type == SPX_R_16BF;
-    block_tile_ = static_cast<int>(s.block_tile);
-    m_ = p.A.rows;
-    k_ = p.A.cols;
+  /// decision: plan::sptc::choose(in) for this layout (the plan runs its selected candidate).
+  SptcSpmm(const SpmmProblem& p, const plan::SptcStorage& s, const plan::sptc::Inputs& in)
+      : in_(in), decision_(plan::sptc::choose(in, plan::sptc::read_overrides(p.switches))),
+        a_(std::make_shared<SptcA>()) {
+    a_->bf16 = p.A.type == SPX_R_16BF;
+    a_->block_tile = static_cast<int>(s.block_tile);
+    a_->m = p.A.rows;
+    a_->k = p.A.cols;
+    a_->panels = s.panels;
+    a_->work = work_of(s);
     n_ = p.B.cols;
-    panels_ = s.panels;
     b_order_ = p.B.order;
-    device::check(ks::spmm_load(block_tile_, bf16_, decision_.uses_wgmma()),
-                  "loading the SpTC SpMM kernels");
+    load_kernels();
     device::check(ks::pack_values_load(), "loading the SpTC value packing kernel");
-    max_pairs_ = s.max_pairs;
-    if (!s.row_map.empty()) row_map_ = device::upload(s.row_map, p.h.stream);
-    blocks_ = device::upload(plan::sptc_block_records(s), p.h.stream);
-    gather_ = device::upload(s.gather, p.h.stream);
-    metadata_ = device::upload(s.metadata, p.h.stream);
-    value_slot_ = device::upload(s.value_slot, p.h.stream);
-    values_ = device::Buffer(s.value_slot.size() * 2);
-    slots_ = static_cast<int64_t>(s.value_slot.size());
+    a_->max_pairs = s.max_pairs;
+    if (!s.row_map.empty()) a_->row_map = device::upload(s.row_map, p.h.stream);
+    a_->blocks = device::upload(plan::sptc_block_records(s), p.h.stream);
+    a_->gather = device::upload(s.gather, p.h.stream);
+    a_->metadata = device::upload(s.metadata, p.h.stream);
+    a_->value_slot = device::upload(s.value_slot, p.h.stream);
+    a_->values = device::Buffer(s.value_slot.size() * 2);
+    a_->slots = static_cast<int64_t>(s.value_slot.size());
     update_values(p.h, p.A);
     device::check(cudaStreamSynchronize(p.h.stream), "packing A's values into the SpTC plan");
   }
 
   void run(const spxContext& h, const SpmmCall& call) const override {
     ks::SpmmArgs a;
-    a.m = m_;
-    a.k = k_;
+    a.m = a_->m;
+    a.k = a_->k;
     a.n = call.C.cols;
-    a.panels = panels_;
-    a.blocks = blocks_.as<int32_t>();
-    a.gather = gather_.as<int32_t>();
-    a.row_map = row_map_.bytes() > 0 ? row_map_.as<int32_t>() : nullptr;
-    a.max_pairs = max_pairs_;
-    a.metadata = metadata_.as<uint32_t>();
-    a.values = values_.get();
-    a.bf16 = bf16_;
+    a.panels = a_->panels;
+    a.blocks = a_->blocks.as<int32_t>();
+    a.gather = a_->gather.as<int32_t>();
+    a.row_map = a_->row_map.bytes() > 0 ? a_->row_map.as<int32_t>() : nullptr;
+    a.max_pairs = a_->max_pairs;
+    a.metadata = a_->metadata.as<uint32_t>();
+    a.values = a_->values.get();
+    a.bf16 = a_->bf16;
     a.B = view_of(call.B);
     a.C = view_of(call.C);
     a.scalars = scalars_of(h, call.alpha, call.beta, false);
@@ -106,21 +130,21 @@ class SptcSpmm final : public SpmmKernelPlan {
     b.row_major = call.B.order == SPX_ORDER_ROW;
     b.address = reinterpret_cast<uintptr_t>(call.B.values);
     b.ld = call.B.ld;
-    b.k = k_;
+    b.k = a_->k;
     b.n = a.n;
     b.workspace = reinterpret_cast<uintptr_t>(call.workspace);
     const ks::SptcLaunch launch =
-        plan::sptc::launch_for(decision_.candidates.chosen(), max_pairs_, b);
+        plan::sptc::launch_for(decision_.candidates.chosen(), a_->max_pairs, b);
     device::check(ks::spmm(a, launch, h.stream), "launching the SpTC SpMM kernel");
   }
 
   void update_values(const spxContext& h, const spxSpMatDescr& A) override {
     if (A.value_slots() > 0) device::expect_device_pointer(A.values, "A's values");
     ks::PackArgs g;
-    g.count = slots_;
-    g.slot = value_slot_.as<int32_t>();
+    g.count = a_->slots;
+    g.slot = a_->value_slot.as<int32_t>();
     g.src = static_cast<const uint16_t*>(A.values);
-    g.dst = values_.as<uint16_t>();
+    g.dst = a_->values.as<uint16_t>();
     device::check(ks::pack_values(g, h.stream), "launching the SpTC value packing kernel");
   }
 
@@ -129,26 +153,51 @@ class SptcSpmm final : public SpmmKernelPlan {
   void select(int c) override { decision_.candidates.select(c); }
   std::string describe(int c) const override { return decision_.describe(c); }
   size_t workspace_bytes() const override {
-    return plan::sptc::workspace_bytes(k_, n_, b_order_);
+    return plan::sptc::workspace_bytes(a_->k, n_, b_order_);
+  }
+
+  /// The kernel configuration for another n over the same reordered storage (its block tile
+  /// and row order were chosen for the analyzed n).
+  std::unique_ptr<SpmmKernelPlan> for_columns(const SpmmProblem& p,
+                                              spxPlanInfo_t& info) const override {
+    auto k = std::make_unique<SptcSpmm>(*this);
+    k->n_ = p.B.cols;
+    k->in_.n = p.B.cols;
+    k->in_.b_aligned = plan::sptc::b_aligned(p.B.order == SPX_ORDER_ROW,
+                                             reinterpret_cast<uintptr_t>(p.B.values), p.B.ld);
+    k->decision_ = plan::sptc::choose(k->in_, plan::sptc::read_overrides(p.switches));
+    k->load_kernels();
+    k->fill_info(p, info);
+    return k;
+  }
+  Held held() const override {
+    return {a_->blocks.bytes() + a_->gather.bytes() + a_->metadata.bytes() +
+                a_->value_slot.bytes() + a_->row_map.bytes(),
+            a_->values.bytes()};
   }
 
   const plan::sptc::Decision& decision() const { return decision_; }
-  /// Device bytes besides the values: what the kernel reads plus the value slot map of updates.
-  size_t metadata_bytes() const {
-    return blocks_.bytes() + gather_.bytes() + metadata_.bytes() +
-           value_slot_.bytes() + row_map_.bytes();
+  void fill_info(const SpmmProblem& p, spxPlanInfo_t& info) const {
+    info.family = SPX_SPMM_ALG_SPTC_REORDER;
+    std::snprintf(info.kernel, sizeof(info.kernel), "%s", decision_.kernel_name().c_str());
+    std::snprintf(info.config, sizeof(info.config), "%s", decision_.describe().c_str());
+    info.metadata_bytes = held().metadata;
+    info.values_bytes = held().values;
+    info.padded_nnz = a_->slots;
+    info.predicted_speedup = predicted_speedup(p, a_->work);
   }
-  size_t values_bytes() const { return values_.bytes(); }
-  int64_t slots() const { return slots_; }
 
  private:
+  void load_kernels() const {
+    device::check(ks::spmm_load(a_->block_tile, a_->bf16, decision_.uses_wgmma()),
+                  "loading the SpTC SpMM kernels");
+  }
+
+  plan::sptc::Inputs in_;  ///< the decision's inputs (the storage's statistics included)
   plan::sptc::Decision decision_;
-  bool bf16_ = false;
-  int block_tile_ = 32;
-  int64_t m_ = 0, k_ = 0, n_ = 0, panels_ = 0, slots_ = 0;
-  int max_pairs_ = 0;
+  int64_t n_ = 0;  ///< the prepared n (the workspace it needs)
   spxOrder_t b_order_ = SPX_ORDER_ROW;
-  device::Buffer row_map_, blocks_, gather_, metadata_, value_slot_, values_;
+  std::shared_ptr<SptcA> a_;
 };
 
 }  // namespace
@@ -237,17 +286,10 @@ std::unique_ptr<SpmmKernelPlan> build_sptc_spmm(const SpmmProblem& p, spxPlanInf
   in.retries = layout.stats.retries;
   in.padding_columns = layout.stats.padding_columns;
   in.dense_fraction = storage.dense_fraction();
-  auto k = std::make_unique<SptcSpmm>(p, storage, plan::sptc::choose(in, overrides));
-
-  info.family = SPX_SPMM_ALG_SPTC_REORDER;
-  std::snprintf(info.kernel, sizeof(info.kernel), "%s", k->decision().kernel_name().c_str());
-  std::snprintf(info.config, sizeof(info.config), "%s", k->decision().describe().c_str());
-  info.metadata_bytes = k->metadata_bytes();
-  info.values_bytes = k->values_bytes();
-  info.padded_nnz = k->slots();
+  auto k = std::make_unique<SptcSpmm>(p, storage, in);
+  k->fill_info(p, info);
   info.columns_skipped = layout.stats.columns_skipped;
   info.reorder_retries = layout.stats.retries;
-  info.predicted_speedup = predicted_speedup(p, storage);
   log::info("SpTC plan: BLOCK_TILE %lld%s%s (costs 16/32/64/128: %.0f %.0f %.0f %.0f), reorder "
             "%.3f s, %lld k tiles, %lld retries, %lld columns skipped, kernel index %lld B + "
             "metadata %lld B, %.1f%% of dense fp16",

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -39,44 +40,53 @@ plan::srbcrs::Inputs inputs_of(const SpmmProblem& p) {
   return in;
 }
 
+/// The plan's copy of A (SR-BCRS layout at the decided stride), shared by every prepared n.
+struct SrbcrsA {
+  ks::Variant variant;
+  int64_t m = 0, k = 0, vector_rows = 0, slots = 0;
+  int vec_len = 1;
+  device::Buffer row_ptr, col, vec_map, values;
+};
+
 class SrbcrsSpmm final : public SpmmKernelPlan {
  public:
-  SrbcrsSpmm(const SpmmProblem& p, plan::srbcrs::Decision decision, const plan::SrbcrsLayout& l)
-      : decision_(std::move(decision)) {
+  SrbcrsSpmm(const SpmmProblem& p, const plan::srbcrs::Inputs& in,
+             plan::srbcrs::Decision decision, const plan::SrbcrsLayout& l)
+      : in_(in), decision_(std::move(decision)), a_(std::make_shared<SrbcrsA>()) {
     const plan::SrbcrsChoice& choice = decision_.variant;
-    variant_.a_bits = choice.a_bits;
-    variant_.b_bits = choice.b_bits;
-    variant_.a_signed = choice.a_signed;
-    variant_.b_signed = choice.b_signed;
-    variant_.native_int4 = choice.native_int4;
-    device::check(ks::spmm_load(variant_), "loading the SR-BCRS SpMM kernels");
+    a_->variant.a_bits = choice.a_bits;
+    a_->variant.b_bits = choice.b_bits;
+    a_->variant.a_signed = choice.a_signed;
+    a_->variant.b_signed = choice.b_signed;
+    a_->variant.native_int4 = choice.native_int4;
+    device::check(ks::spmm_load(a_->variant), "loading the SR-BCRS SpMM kernels");
     device::check(ks::pack_values_load(), "loading the SR-BCRS value packing kernel");
     SPX_EXPECTS(l.stride == choice.stride && l.slots == decision_.slots, SPX_STATUS_INTERNAL_ERROR,
                 "the SR-BCRS layout (stride %lld, %lld slots) is not the one decided (%lld, %lld)",
                 ll(l.stride), ll(l.slots), ll(choice.stride), ll(decision_.slots));
-    m_ = l.rows;
-    k_ = l.cols;
-    vec_len_ = static_cast<int>(l.vec_len);
-    vector_rows_ = l.vector_rows;
-    slots_ = l.slots;
-    row_ptr_ = device::upload(l.row_ptr, p.h.stream);
-    col_ = device::upload(l.col, p.h.stream);
-    vec_map_ = device::upload(l.vec_map, p.h.stream);
-    values_ = device::Buffer(static_cast<size_t>(l.value_bytes()));
+    a_->m = l.rows;
+    a_->k = l.cols;
+    a_->vec_len = static_cast<int>(l.vec_len);
+    a_->vector_rows = l.vector_rows;
+    a_->slots = l.slots;
+    a_->row_ptr = device::upload(l.row_ptr, p.h.stream);
+    a_->col = device::upload(l.col, p.h.stream);
+    a_->vec_map = device::upload(l.vec_map, p.h.stream);
+    a_->values = device::Buffer(static_cast<size_t>(l.value_bytes()));
     update_values(p.h, p.A);
     device::check(cudaStreamSynchronize(p.h.stream), "packing A's values into the SR-BCRS plan");
   }
 
   void run(const spxContext& h, const SpmmCall& call) const override {
     ks::SpmmArgs a;
-    a.m = m_;
-    a.k = k_;
+    a.m = a_->m;
+    a.k = a_->k;
     a.n = call.C.cols;
-    a.vec_len = vec_len_;
-    a.vector_rows = vector_rows_;
-    a.row_ptr = row_ptr_.as<int32_t>();
-    a.col = col_.as<int32_t>();
-    a.values = values_.get();
+    a.vec_len = a_->vec_len;
+    a.vector_rows = a_->vector_rows;
+    a.row_ptr = a_->row_ptr.as<int32_t>();
+    a.col = a_->col.as<int32_t>();
+    a.values = a_->values.get();
     a.B = view_of(call.B);
     a.C = view_of(call.C);
     a.scalars = scalars_of(h, call.alpha, call.beta, call.C.type == SPX_R_32I);
@@ -87,7 +97,7 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
         decision_, call.B.order, reinterpret_cast<uintptr_t>(call.B.values), call.B.ld, a.n);
     a.b_in_place = b.in_place;
     a.b_pitch = b.pitch;
-    device::check(ks::spmm(variant_, a, h.stream), "launching the SR-BCRS SpMM kernel");
+    device::check(ks::spmm(a_->variant, a, h.stream), "launching the SR-BCRS SpMM kernel");
   }
 
   void update_values(const spxContext& h, const spxSpMatDescr& A) override {
@@ -96,13 +106,13 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
     // SPX_VALUES_LAYOUT_SRBCRS (e.g. an SDDMM's output): element for element in place, no
     // gather (16-bit values are still split into the kernel's two byte slices).
     g.src_srbcrs = decision_.a_values_srbcrs;
-    g.slots = slots_;
+    g.slots = a_->slots;
     g.stride = decision_.variant.stride;
-    g.vec_len = vec_len_;
+    g.vec_len = a_->vec_len;
     g.bits = decision_.variant.a_bits;
-    g.vec_map = vec_map_.as<int32_t>();
+    g.vec_map = a_->vec_map.as<int32_t>();
     g.src = A.values;
-    g.dst = values_.get();
+    g.dst = a_->values.get();
     device::check(ks::pack_values(g, h.stream), "launching the SR-BCRS value packing kernel");
   }
 
@@ -112,16 +122,42 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
   std::string describe(int c) const override { return decision_.describe(c); }
   size_t workspace_bytes() const override { return static_cast<size_t>(decision_.workspace_bytes); }
 
-  size_t metadata_bytes() const { return row_ptr_.bytes() + col_.bytes() + vec_map_.bytes(); }
-  size_t values_bytes() const { return values_.bytes(); }
-  int64_t padded_elements() const { return slots_ * vec_len_; }
+  /// The schedule for another n over the same layout (its stride and kernel depend on the types
+  /// and the device only: checked).
+  std::unique_ptr<SpmmKernelPlan> for_columns(const SpmmProblem& p,
+                                              spxPlanInfo_t& info) const override {
+    auto k = std::make_unique<SrbcrsSpmm>(*this);
+    k->in_.n = p.B.cols;
+    k->in_.b_order = p.B.order;
+    k->decision_ = plan::srbcrs::choose(k->in_, plan::srbcrs::read_overrides(p.switches));
+    const plan::SrbcrsChoice& was = decision_.variant;
+    const plan::SrbcrsChoice& now = k->decision_.variant;
+    SPX_EXPECTS(now.stride == was.stride && now.a_bits == was.a_bits && now.b_bits == was.b_bits &&
+                    now.native_int4 == was.native_int4 && k->decision_.slots == decision_.slots,
+                SPX_STATUS_INTERNAL_ERROR,
+                "the SR-BCRS decision for n = %lld needs another layout than the plan's",
+                ll(p.B.cols));
+    k->fill_info(info);
+    return k;
+  }
+  Held held() const override {
+    return {a_->row_ptr.bytes() + a_->col.bytes() + a_->vec_map.bytes(), a_->values.bytes()};
+  }
+
+  void fill_info(spxPlanInfo_t& info) const {
+    info.family = SPX_SPMM_ALG_SRBCRS;
+    std::snprintf(info.kernel, sizeof(info.kernel), "%s", decision_.kernel().c_str());
+    std::snprintf(info.config, sizeof(info.config), "%s", decision_.describe().c_str());
+    info.split_k = decision_.schedule().split;
+    info.metadata_bytes = held().metadata;
+    info.values_bytes = held().values;
+    info.padded_nnz = a_->slots * a_->vec_len;
+  }
 
  private:
+  plan::srbcrs::Inputs in_;          ///< the decision's inputs (A's statistics included)
   plan::srbcrs::Decision decision_;  ///< what runs (the selected schedule: spxSpMM_search)
-  ks::Variant variant_;
-  int64_t m_ = 0, k_ = 0, vector_rows_ = 0, slots_ = 0;
-  int vec_len_ = 1;
-  device::Buffer row_ptr_, col_, vec_map_, values_;
+  std::shared_ptr<SrbcrsA> a_;
 };
 
 }  // namespace
@@ -151,14 +187,8 @@ std::unique_ptr<SpmmKernelPlan> build_srbcrs_spmm(const SpmmProblem& p, spxPlanI
   cfg.stride = decision.variant.stride;
   cfg.type = p.A.type;
   const plan::SrbcrsLayout layout = plan::srbcrs_build_structure(view, cfg);
-  info.family = SPX_SPMM_ALG_SRBCRS;
-  std::snprintf(info.kernel, sizeof(info.kernel), "%s", decision.kernel().c_str());
-  std::snprintf(info.config, sizeof(info.config), "%s", decision.describe().c_str());
-  info.split_k = decision.schedule().split;
-  auto k = std::make_unique<SrbcrsSpmm>(p, std::move(decision), layout);
-  info.metadata_bytes = k->metadata_bytes();
-  info.values_bytes = k->values_bytes();
-  info.padded_nnz = k->padded_elements();
+  auto k = std::make_unique<SrbcrsSpmm>(p, in, std::move(decision), layout);
+  k->fill_info(info);
   return k;
 }
 

@@ -41,6 +41,9 @@ struct EllInputs {
   int64_t overflow = 0;  ///< entries in the HYB tail
   spxDataType_t a_type = SPX_R_32F, c_type = SPX_R_32F;
   spxOrder_t c_order = SPX_ORDER_ROW;
+  /// DenseMma may be chosen (its dense copy of A made): at the analyzed n; another n of the
+  /// same plan only where that copy exists already (one copy of A per plan, whatever n runs).
+  bool dense_a_allowed = true;
 };
 
 /// The TMA unit's bulk copy is in the code that runs here (sm_90 and later).
@@ -277,7 +280,7 @@ inline int dense_mma_rows_for(const EllInputs& s) {
 /// DenseMma can run: n > 16 (decode shapes are A's bytes, not B's gathers), the block's shared
 /// memory fits, the dense A stays below kDenseMmaMaxABytes.
 inline bool dense_mma_fits(const EllInputs& s, int rows) {
-  return s.n > 16 && s.k > 0 &&
+  return s.dense_a_allowed && s.n > 16 && s.k > 0 &&
          static_cast<int64_t>(dense_mma_smem_bytes(rows, s.value_bytes)) <= s.smem_optin &&
          dense_mma_a_bytes(s.m, s.k, s.value_bytes) <= kDenseMmaMaxABytes;
 }

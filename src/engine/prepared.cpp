@@ -1,0 +1,81 @@
+#include "engine/prepared.hpp"
+
+#include <algorithm>
+
+#include "engine/prepared_sizes.hpp"
+#include "engine/route.hpp"
+#include "runtime/log.hpp"
+
+namespace spx::engine {
+namespace {
+
+/// B and C of n columns in the analyzed types and orders, and the problem over them.
+struct ProblemAtN {
+  spxDnMatDescr B, C;
+  dispatch::SpmmProblem p;
+
+  ProblemAtN(const dispatch::SpmmProblem& base, int64_t n)
+      : B(with_columns(base.B, n)), C(with_columns(base.C, n)),
+        p{base.h, base.A, B, C, base.compute_type, base.options, base.switches} {}
+
+  /// A row-major operand's rows padded to 8 elements (16-byte rows for 16-bit types): the
+  /// decisions assume the aligned rows most callers have; each call still checks its own.
+  static spxDnMatDescr with_columns(const spxDnMatDescr& d, int64_t n) {
+    spxDnMatDescr out = d;
+    out.cols = n;
+    out.ld = d.order == SPX_ORDER_ROW ? (std::max<int64_t>(n, 1) + 7) / 8 * 8 : d.ld;
+    return out;
+  }
+};
+
+}  // namespace
+
+void prepare_spmm(const dispatch::SpmmProblem& p, spxSpMMAlg_t alg, spxPlan& plan) {
+  const int64_t analyzed_n = p.C.cols;
+  plan.max_n = resolve_max_n(analyzed_n, p.options.max_n);
+  const std::vector<int64_t> sizes = prepared_sizes(analyzed_n, plan.max_n);
+  PlanSources sources;
+  plan.prepared.assign(sizes.size(), PreparedN{});
+  plan.analyzed = static_cast<size_t>(
+      std::find(sizes.begin(), sizes.end(), analyzed_n) - sizes.begin());
+  // The analyzed n first: the family is chosen, A packed and the caller's B may be timed there.
+  PreparedN& first = plan.prepared[plan.analyzed];
+  first.n_hi = analyzed_n;
+  first.info = plan.info;
+  route_spmm(p, alg, sources, first, true);
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (i == plan.analyzed) continue;
+    PreparedN& e = plan.prepared[i];
+    e.n_hi = sizes[i];
+    e.info = plan.info;
+    e.info.columns_skipped = first.info.columns_skipped;  // A's reorder, shared by every n
+    e.info.reorder_retries = first.info.reorder_retries;
+    const ProblemAtN at(p, sizes[i]);
+    route_spmm(at.p, alg, sources, e, false);
+  }
+  plan.sparse_source = sources.sparse;
+  plan.dense_source = sources.dense;
+  plan.info = info_of(plan, first);
+  if (sizes.size() > 1)
+    log::info("spxSpMM_analyze: %zu prepared sizes up to n = %lld, %zu bytes held", sizes.size(),
+              static_cast<long long>(sizes.back()),
+              plan.info.metadata_bytes + plan.info.values_bytes);
+}
+
+spxPlanInfo_t info_of(const spxPlan& plan, const PreparedN& e) {
+  spxPlanInfo_t info = e.info;
+  dispatch::SpmmKernelPlan::Held sparse, dense;
+  if (plan.sparse_source) sparse = plan.sparse_source->held();
+  if (plan.dense_source) dense = plan.dense_source->held();
+  info.metadata_bytes = sparse.metadata + dense.metadata;
+  info.values_bytes = sparse.values + dense.values;
+  info.dense_bytes = dense.values;
+  size_t workspace = 0;
+  for (const PreparedN& q : plan.prepared) workspace = std::max(workspace, q.spmm->workspace_bytes());
+  info.workspace_bytes = workspace;
+  info.max_n = plan.max_n;
+  info.prepared_sizes = static_cast<int64_t>(plan.prepared.size());
+  return info;
+}
+
+}  // namespace spx::engine
