@@ -236,6 +236,12 @@ class SparseLinear(nn.Module):
         device = self.device
         before = (self.format, dict(self.params), self._dtype)
         extra = state_dict.get(prefix + "_extra_state")
+        fmt = extra.get("format", self.format) if isinstance(extra, dict) else self.format
+        absent = [prefix + n for n in FORMAT_ARRAYS.get(fmt, ()) if prefix + n not in state_dict]
+        if absent or fmt not in FORMAT_ARRAYS:
+            # A weight is all its arrays or nothing: leave the layer whole, report them.
+            missing_keys.extend(absent or [prefix + "_extra_state"])
+            return
         if extra is not None:
             try:
                 self._adopt_layout(extra)
