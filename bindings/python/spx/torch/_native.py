@@ -112,8 +112,7 @@ class NativeLinear:
         if self.int8:
             self._zero_d = torch.zeros(1, dtype=torch.float32, device=device)
             self._beta_ptr = self._zero_d.data_ptr()
-        self._tid = None
-        self._h = None
+        self._thread_handle = (None, None)  # (thread id, its handle): replaced as one object
 
     def _analyze(self) -> None:
         """One plan for every batch size, its workspace, and the hot path's pointers."""
@@ -137,9 +136,10 @@ class NativeLinear:
     # -- hot path
     def _handle(self) -> Handle:
         tid = threading.get_ident()
-        if tid != self._tid:
-            self._h, self._tid = thread_handle(self.index, self.int8), tid
-        h = self._h
+        owner, h = self._thread_handle
+        if owner != tid:
+            h = thread_handle(self.index, self.int8)
+            self._thread_handle = (tid, h)
         s = current_stream(self.index)
         if s != h._current:  # only when torch's current stream changed (graph capture, ...)
             h._set(s)
@@ -164,7 +164,7 @@ class NativeLinear:
         """y = x W^T (+ bias) for x (..., in_features): one spxSpMM_execute."""
         self._check(x)
         k, m = self.in_features, self.out_features
-        x2 = x.reshape(-1, k)
+        x2 = x if x.dim() == 2 else x.reshape(-1, k)  # 2-D: skip a reshape (a microsecond)
         if not x2.is_contiguous():
             x2 = x2.contiguous()
         n = x2.shape[0]
@@ -188,7 +188,7 @@ class NativeLinear:
             y = y.to(self.out_dtype)
         if bias is not None:
             y = epilogue(y, bias)
-        return y.view(*x.shape[:-1], m)
+        return y if x.dim() == 2 else y.view(*x.shape[:-1], m)
 
     # -- maintenance
     def update_values(self) -> None:

@@ -154,7 +154,11 @@ class SparseLinear(nn.Module):
     @property
     def weight(self) -> SparseMatrix:
         """The spx matrix over this layer's buffers (needs the layer on a CUDA device)."""
-        return self._native().A
+        native = _native.lookup(self._key)
+        if native is None:  # AttributeError: hasattr(layer, "weight") must stay a question
+            raise AttributeError(f"a SparseLinear on {self.device} has no spx weight matrix "
+                                 "(its arrays are the buffers; move it to a CUDA device)")
+        return native.A
 
     # ---------------------------------------------------------------- forward
     def forward(self, x: torch.Tensor) -> torch.Tensor:
