@@ -235,8 +235,13 @@ def test_sparsify_filters_and_reasons(caplog):
     assert "CUDA" in report["skipped"]["1.0"]
     assert "MultiheadAttention" in report["skipped"]["mha.out_proj"]
     assert "1.0 kept dense" in caplog.text and "0 kept dense" not in caplog.text.replace("1.0", "")
+    head = nn.Linear(8, 5)
+    model.add_module("emb", nn.Embedding(5, 8))
+    model.add_module("head", head)
+    head.weight = model.emb.weight  # tied, as a language-model head to its embeddings
     report = {}
     sparsify(model, "csr", exclude=lambda name, m: m.out_features == 4, report=report)
+    assert "tied" in report["skipped"]["head"]
     assert report["skipped"]["1.0"] == "excluded by include / exclude"
     with pytest.raises(spx.InvalidValueError, match="GPU"):
         sparsify(nn.Linear(4, 4), "csr")  # a bare Linear: its replacement is returned

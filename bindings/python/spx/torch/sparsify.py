@@ -30,15 +30,22 @@ def sparsify(model: nn.Module, kind: str = "uniform", sparsity: float = 0.5, *, 
     include / exclude: a glob pattern over qualified names (``"encoder.layer.*.output.dense"``),
     a list of them, or a callable(name, module) -> bool; a layer is taken when include matches
     (or is None) and exclude does not. Layers that cannot take the kind (out_features not a
-    multiple of vec_len, no zeros for "auto", ...) and linears whose parent reads their weight
-    directly (nn.MultiheadAttention) are skipped, each with its reason logged on the "spx.torch"
-    logger. `report`, when a dict is given, receives "replaced" (qualified names) and "skipped"
+    multiple of vec_len, no zeros for "auto", ...) and linears whose weight is read directly by
+    their parent (nn.MultiheadAttention) or tied to another module's (an LM head) are skipped,
+    each with its reason logged on the "spx.torch" logger. `report`, when a dict is given, receives "replaced" (qualified names) and "skipped"
     ({name: reason}); ``sparse_layers(model)`` lists the SparseLinear layers afterwards. A
     linear shared by several parents is converted once and replaced everywhere."""
     inc, exc = _matcher(include), _matcher(exclude)
     if isinstance(model, nn.Linear):
         return SparseLinear.from_dense(model, kind, sparsity=sparsity, **kw)
     replaced, skipped, done = [], {}, {}
+    # Modules owning each parameter: a weight owned twice is tied (an LM head to its
+    # embeddings) and must stay one tensor.
+    owners: dict = {}
+    for module in model.modules():
+        for p in module._parameters.values():
+            if p is not None:
+                owners.setdefault(id(p), set()).add(id(module))
     # Parents first, so a replacement never hides a child still to visit (Linear has none).
     for parent_name, parent in list(model.named_modules(remove_duplicate=False)):
         for child_name, child in list(parent.named_children()):
@@ -55,6 +62,8 @@ def sparsify(model: nn.Module, kind: str = "uniform", sparsity: float = 0.5, *, 
                 reason = "excluded by include / exclude"
             elif isinstance(parent, nn.MultiheadAttention):
                 reason = "nn.MultiheadAttention reads this layer's weight directly"
+            elif len(owners.get(id(child.weight), ())) > 1:
+                reason = "its weight is tied to another module's (e.g. an output embedding)"
             elif not child.weight.is_cuda:
                 reason = f"on {child.weight.device}: move the model to a CUDA device first"
             sparse = None
