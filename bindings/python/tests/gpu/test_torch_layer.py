@@ -14,7 +14,13 @@ import logging
 import pytest
 
 torch = pytest.importorskip("torch")
-pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU")
+from spx._lib import has_function  # noqa: E402
+
+pytestmark = [
+    pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU"),
+    pytest.mark.skipif(torch.cuda.is_available() and not has_function("spxSpMM_execute"),
+                       reason="the loaded libspx predates spxSpMM_execute: rebuild it"),
+]
 
 from torch import nn  # noqa: E402
 
