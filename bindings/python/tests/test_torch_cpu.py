@@ -4,6 +4,7 @@ formats, deepcopy, dtype moves and refusals; a CPU layer holds no plan and refus
 the custom op's schema, fake and torch.compile(fullgraph=True) tracing (with a stand-in native
 part), and sparsify's filters and reasons."""
 import copy
+import ctypes
 import logging
 
 import pytest
@@ -245,3 +246,115 @@ def test_sparsify_filters_and_reasons(caplog):
     assert report["skipped"]["1.0"] == "excluded by include / exclude"
     with pytest.raises(spx.InvalidValueError, match="GPU"):
         sparsify(nn.Linear(4, 4), "csr")  # a bare Linear: its replacement is returned
+
+
+# -------------------------------------------------------------- the hot path, on host memory
+
+class _Handle:
+    def __init__(self):
+        self._ptr, self._current, self.sets = ctypes.c_void_p(0x11), 0, []
+
+    def _set(self, s):
+        self.sets.append(s)
+        self._current = s
+
+
+def _host_array(ptr, count, ctype, dtype):
+    return torch.frombuffer((ctype * count).from_address(ptr), dtype=dtype, count=count)
+
+
+@pytest.fixture
+def host_native(monkeypatch):
+    """NativeLinear with its C side replaced by a product on host memory that reads the very
+    pointers and leading dimensions forward passes (B: k x n column-major, C: m x n)."""
+    calls, stream, handle = [], [0], _Handle()
+    monkeypatch.setattr(_native, "make_matrix", lambda *a: None)
+    monkeypatch.setattr(_native, "current_stream", lambda index: stream[0])
+    monkeypatch.setattr(_native, "thread_handle", lambda index, device_scalars: handle)
+
+    def analyze(self):
+        W = self._dense
+
+        def execute(h, plan, n, pa, pb, ldb, pbeta, pc, ldc, ws):
+            calls.append(dict(h=h.value, plan=plan, n=n, ldb=ldb, ldc=ldc, ws=ws, pbeta=pbeta,
+                              alpha=ctypes.c_float.from_address(pa).value))
+            if self.int8:
+                B = _host_array(pb, n * ldb, ctypes.c_int8, torch.int8).float()
+            else:
+                B = _host_array(pb, n * ldb, ctypes.c_float, torch.float32)
+            C = _host_array(pc, n * ldc, ctypes.c_float, torch.float32).reshape(n, ldc)
+            alpha = ctypes.c_float.from_address(pa).value
+            C.copy_(alpha * (B.reshape(n, ldb) @ W.T))
+            return 0
+
+        self._execute, self._plan_ptr, self._ws_ptr, self.plan = execute, 77, 0xAB, None
+
+    monkeypatch.setattr(_native.NativeLinear, "_analyze", analyze)
+
+    def make(W, scale=None):
+        monkeypatch.setattr(_native.NativeLinear, "_dense", W, raising=False)
+        return _native.NativeLinear("csr", {}, {}, W.shape, torch.float32, scale,
+                                    torch.device("cpu"))
+
+    make.calls, make.stream, make.handle = calls, stream, handle
+    return make
+
+
+def test_one_execute_per_call_with_the_layout_arguments(host_native):
+    W = masked((16, 12), seed=7)
+    b = torch.rand(16)
+    native = host_native(W)
+    x = torch.rand(5, 12)
+    y = native.forward(x, b)
+    (call,) = host_native.calls
+    assert (call["h"], call["plan"], call["n"], call["ldb"], call["ldc"], call["ws"]) == \
+        (0x11, 77, 5, 12, 16, 0xAB)
+    assert call["alpha"] == 1.0
+    assert ctypes.c_float.from_address(call["pbeta"]).value == 0.0
+    assert torch.allclose(y, x @ W.T + b, atol=1e-6)
+    x3 = torch.rand(2, 3, 12)
+    assert torch.allclose(native.forward(x3, None), x3 @ W.T, atol=1e-6)
+    xt = torch.rand(12, 4).t()  # not contiguous: made contiguous
+    assert torch.allclose(native.forward(xt, None), xt @ W.T, atol=1e-6)
+    assert native.forward(torch.rand(0, 12), b).shape == (0, 16)
+    assert len(host_native.calls) == 3  # n = 0 queues nothing
+    assert native.last_n == 4
+
+
+def test_stream_is_set_only_when_torchs_changes(host_native):
+    native = host_native(masked((16, 12)))
+    x = torch.rand(2, 12)
+    native.forward(x, None)
+    native.forward(x, None)
+    assert host_native.handle.sets == []  # torch's stream is the handle's (0)
+    host_native.stream[0] = 0x5150
+    native.forward(x, None)
+    native.forward(x, None)
+    host_native.stream[0] = 0
+    native.forward(x, None)
+    assert host_native.handle.sets == [0x5150, 0]
+
+
+def test_int8_alpha_is_a_device_scalar_product(host_native):
+    W = torch.randint(-127, 128, (16, 12)).float()
+    scale = torch.tensor([0.02])
+    native = host_native(W, scale=scale)
+    x = torch.rand(3, 12) * 4 - 2
+    y = native.forward(x, None)
+    call = host_native.calls[-1]
+    x_scale = x.abs().max() / 127
+    assert call["pbeta"] == native._zero_d.data_ptr()
+    assert call["alpha"] == pytest.approx(float(0.02 * x_scale), rel=1e-6)
+    q = torch.round(x / x_scale).clamp(-127, 127)
+    assert torch.allclose(y, (q @ W.T) * 0.02 * x_scale, rtol=1e-5, atol=1e-5)
+
+
+def test_hot_path_refusals_name_the_problem(host_native):
+    native = host_native(masked((16, 12)))
+    with pytest.raises(spx.InvalidValueError, match="float32 inputs, not torch.float16"):
+        native.forward(torch.rand(2, 12).half(), None)
+    with pytest.raises(spx.InvalidValueError, match="12 input features.*\\(2, 13\\)"):
+        native.forward(torch.rand(2, 13), None)
+    with pytest.raises(spx.InvalidValueError, match="12 input features"):
+        native.forward(torch.tensor(1.0), None)
+    assert host_native.calls == []

@@ -97,7 +97,7 @@ class NativeLinear:
     def __init__(self, fmt: str, arrays: dict, params: dict, shape, dtype, scale, device):
         self.out_features, self.in_features = int(shape[0]), int(shape[1])
         self.device = device
-        self.index = device.index if device.index is not None else torch.cuda.current_device()
+        self.index = device.index or 0  # a CUDA tensor's device always names its index
         self.int8 = scale is not None
         self.in_dtype = self.out_dtype = dtype
         # int8 products write fp32 or fp16 (SR-BCRS); a bf16 layer converts the fp32 result.
