@@ -194,7 +194,8 @@ def _default_compute(dtype: DataType) -> DataType:
 
 class SpMMPlan(Plan):
     """C = alpha * A @ B + beta * C, analyzed once. Call it with new B (and C) of the analyzed
-    shapes, types and orders: ``C = plan(B)`` or ``plan(B, out=C, beta=1.0)``."""
+    types and orders and shapes (any number of columns up to ``info.max_n`` for a plan analyzed
+    with max_n): ``C = plan(B)`` or ``plan(B, out=C, beta=1.0)``."""
 
     def __init__(self, A, B, out, *, handle, out_dtype, out_order, compute_type, alg,
                  options=None, autotune=None, max_n=None):
@@ -229,11 +230,14 @@ class SpMMPlan(Plan):
     def _out(self, b: Dense, out):
         if out is not None:
             return out
+        # m x (B's columns): a plan analyzed with max_n takes other n than the analyzed one.
+        shape = (self.out_shape[0], b.shape[1])
         spare = view(self._spare) if self._spare is not None else None
-        if spare is not None and spare.kind == b.view.kind and spare.device == b.view.device:
+        if spare is not None and spare.kind == b.view.kind and spare.device == b.view.device \
+                and shape == self.out_shape:
             out, self._spare = self._spare, None
             return out
-        return _backend.for_view(b.view).empty(self.out_shape, self.out_dtype, b.view.device,
+        return _backend.for_view(b.view).empty(shape, self.out_dtype, b.view.device,
                                                self.out_order)
 
     def _run(self, fn, B, out, alpha, beta, handle):
