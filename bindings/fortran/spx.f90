@@ -38,7 +38,8 @@ module spx
     real(c_double) :: sparse_estimate_us
     real(c_double) :: dense_estimate_us
     integer(c_size_t) :: dense_bytes
-    integer(c_int64_t) :: reserved(2)
+    integer(c_int64_t) :: max_n
+    integer(c_int64_t) :: prepared_sizes
   end type spx_plan_info
 
   interface
@@ -183,7 +184,8 @@ module spx
       import :: c_int, c_ptr
       type(c_ptr), value :: options
     end function
-    ! value: c_loc of the option's value (integer(c_int32_t) for SPX_PLAN_OPTION_AUTOTUNE)
+    ! value: c_loc of the option's value (integer(c_int32_t) for every option, e.g.
+    ! SPX_PLAN_OPTION_AUTOTUNE, or SPX_PLAN_OPTION_MAX_N with -1 for any n)
     integer(c_int) function spxPlanOptionsSet(options, option, value, size) &
         bind(C, name="spxPlanOptionsSet")
       import :: c_int, c_ptr, c_size_t
@@ -228,6 +230,20 @@ module spx
       import :: c_int, c_ptr
       type(c_ptr), value :: handle, plan, alpha, a, b, beta, c, workspace
     end function
+    ! The one-call execute: b (k x n) and c (m x n) are raw device pointers with leading
+    ! dimensions ldb / ldc, in the types and orders of analyze; any n up to the plan's bound
+    ! (SPX_PLAN_OPTION_MAX_N). No descriptors, no allocation; legal during stream capture.
+    integer(c_int) function spxSpMM_execute(handle, plan, n, alpha, b, ldb, beta, c, ldc, &
+        workspace) bind(C, name="spxSpMM_execute")
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: handle, plan
+      integer(c_int64_t), value :: n
+      type(c_ptr), value :: alpha, b
+      integer(c_int64_t), value :: ldb
+      type(c_ptr), value :: beta, c
+      integer(c_int64_t), value :: ldc
+      type(c_ptr), value :: workspace
+    end function
     integer(c_int) function spxSpMM_search(handle, plan, alpha, a, b, beta, c, workspace) &
         bind(C, name="spxSpMM_search")
       import :: c_int, c_ptr
@@ -240,6 +256,13 @@ module spx
     integer(c_int) function spxPlanGetInfo(plan, info) bind(C, name="spxPlanGetInfo")
       import :: c_int, c_ptr, spx_plan_info
       type(c_ptr), value :: plan
+      type(spx_plan_info), intent(out) :: info
+    end function
+    ! What an execute with n columns runs (sizes are the plan's, as spxPlanGetInfo gives them).
+    integer(c_int) function spxPlanGetInfoForN(plan, n, info) bind(C, name="spxPlanGetInfoForN")
+      import :: c_int, c_int64_t, c_ptr, spx_plan_info
+      type(c_ptr), value :: plan
+      integer(c_int64_t), value :: n
       type(spx_plan_info), intent(out) :: info
     end function
     integer(c_int) function spxPlanDestroy(plan) bind(C, name="spxPlanDestroy")

@@ -64,6 +64,7 @@ module spx_enums
   integer(c_int), parameter :: SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT = 1
   integer(c_int), parameter :: SPX_PLAN_OPTION_DENSE_ROUTE = 2
   integer(c_int), parameter :: SPX_PLAN_OPTION_ALLOW_TF32 = 3
+  integer(c_int), parameter :: SPX_PLAN_OPTION_MAX_N = 4
 
   ! spxDenseRoute_t (SPX_PLAN_OPTION_DENSE_ROUTE)
   integer(c_int), parameter :: SPX_DENSE_ROUTE_AUTO = 0

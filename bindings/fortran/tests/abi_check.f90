@@ -15,7 +15,7 @@ program abi_check
     end function
   end interface
   type(spx_plan_info), target :: info
-  integer(c_size_t) :: offsets(0:21)
+  integer(c_size_t) :: offsets(0:22)
   integer(c_intptr_t) :: base
   integer(c_int) :: i, version, ok
   integer :: failures
@@ -44,9 +44,10 @@ program abi_check
   offsets(18) = at(c_loc(info%sparse_estimate_us))
   offsets(19) = at(c_loc(info%dense_estimate_us))
   offsets(20) = at(c_loc(info%dense_bytes))
-  offsets(21) = at(c_loc(info%reserved))
+  offsets(21) = at(c_loc(info%max_n))
+  offsets(22) = at(c_loc(info%prepared_sizes))
   call expect(c_sizeof(info) == spx_test_plan_info_size(), "sizeof(spx_plan_info)")
-  do i = 0, 21
+  do i = 0, 22
     call expect(offsets(i) == spx_test_plan_info_offset(i), "field offset")
   end do
 

@@ -30,7 +30,8 @@ size_t spx_test_plan_info_offset(int field) {
     case 18: return offsetof(spxPlanInfo_t, sparse_estimate_us);
     case 19: return offsetof(spxPlanInfo_t, dense_estimate_us);
     case 20: return offsetof(spxPlanInfo_t, dense_bytes);
-    case 21: return offsetof(spxPlanInfo_t, reserved);
+    case 21: return offsetof(spxPlanInfo_t, max_n);
+    case 22: return offsetof(spxPlanInfo_t, prepared_sizes);
   }
   return (size_t)-1;
 }

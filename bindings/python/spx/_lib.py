@@ -17,6 +17,7 @@ import pathlib
 import threading
 from ctypes import POINTER, c_char, c_char_p, c_double, c_int, c_int32, c_int64, c_size_t, c_void_p
 
+from .enums import Status
 from .errors import LibraryNotFoundError, make_error
 
 # ------------------------------------------------------------------ spxPlanInfo_t (spx_types.h)
@@ -47,7 +48,8 @@ class PlanInfoStruct(ctypes.Structure):
         ("sparse_estimate_us", c_double),
         ("dense_estimate_us", c_double),
         ("dense_bytes", c_size_t),
-        ("reserved", c_int64 * 2),
+        ("max_n", c_int64),
+        ("prepared_sizes", c_int64),
     ]
 
 
@@ -100,6 +102,8 @@ SIGNATURES = {
     "spxSpMM_analyzeWithOptions": (_S, [_P, _P, _P, _P, _S, _S, _P, _PP]),
     "spxPlanGetWorkspaceSize": (_S, [_P, POINTER(c_size_t)]),
     "spxSpMM": (_S, [_P, _P, _P, _P, _P, _P, _P, _P]),
+    "spxSpMM_execute": (_S, [_P, _P, _I64, _P, _P, _I64, _P, _P, _I64, _P]),
+    "spxPlanGetInfoForN": (_S, [_P, _I64, POINTER(PlanInfoStruct)]),
     "spxSpMM_search": (_S, [_P, _P, _P, _P, _P, _P, _P, _P]),
     "spxPlanUpdateValues": (_S, [_P, _P, _P]),
     "spxPlanGetInfo": (_S, [_P, POINTER(PlanInfoStruct)]),
@@ -128,8 +132,13 @@ SIGNATURES = {
     "spxHostSizeOf": (c_size_t, [_S, _I64]),
 }
 
+#: Functions added after the first release of the bindings: a library built before them still
+#: loads, and calling one of them says that the library must be rebuilt (see function()).
+NEWER = frozenset({"spxSpMM_execute", "spxPlanGetInfoForN"})
+
 _lock = threading.Lock()
 _lib: ctypes.CDLL | None = None
+_missing: set = set()
 
 
 def _candidates() -> list[str]:
@@ -153,7 +162,13 @@ def _load() -> ctypes.CDLL:
             tried.append(f"{name} ({e})")
             continue
         for fn, (restype, argtypes) in SIGNATURES.items():
-            f = getattr(lib, fn)  # AttributeError here means a library older than this package
+            try:
+                f = getattr(lib, fn)
+            except AttributeError:
+                if fn not in NEWER:
+                    raise  # a library older than every function this package relies on
+                _missing.add(fn)
+                continue
             f.restype = restype
             f.argtypes = argtypes
         return lib
@@ -173,6 +188,21 @@ def lib() -> ctypes.CDLL:
     return _lib
 
 
+def has_function(name: str) -> bool:
+    """Whether the loaded library exports `name` (False for a library that predates it)."""
+    lib()
+    return name in SIGNATURES and name not in _missing
+
+
+def function(name: str):
+    """The ctypes function `name`, with its signature; a library built before it was added
+    raises NotSupportedError saying so (instead of ctypes' undefined-symbol AttributeError)."""
+    if not has_function(name):
+        raise make_error(Status.NOT_SUPPORTED, f"the loaded libspx ({library_path()}) predates {name}: rebuild it "
+                            "from this checkout", name)
+    return getattr(lib(), name)
+
+
 def last_error_message() -> str:
     msg = lib().spxGetLastErrorMessage()
     return msg.decode("utf-8", "replace") if msg else ""
@@ -186,7 +216,7 @@ def check(status: int, call: str) -> None:
 
 def call(name: str, *args) -> None:
     """Calls the C function `name` and raises on a non-success status."""
-    check(getattr(lib(), name)(*args), name)
+    check((function(name) if name in NEWER else getattr(lib(), name))(*args), name)
 
 
 def library_path() -> str:

@@ -95,6 +95,7 @@ class PlanOption(IntEnum):
     SPARSE_VALUES_LAYOUT = 1
     DENSE_ROUTE = 2
     ALLOW_TF32 = 3
+    MAX_N = 4
 
 
 class DenseRoute(IntEnum):

@@ -10,10 +10,12 @@ import ctypes
 from ._lib import call
 from ._owned import COwner
 from .enums import DenseRoute, PlanOption, ValuesLayout
+from .errors import InvalidValueError
 
 #: The C value type of each option (spxPlanOptionsSet checks the size).
 _VALUE_TYPES = {PlanOption.AUTOTUNE: ctypes.c_int32, PlanOption.SPARSE_VALUES_LAYOUT: ctypes.c_int32,
-                PlanOption.DENSE_ROUTE: ctypes.c_int32, PlanOption.ALLOW_TF32: ctypes.c_int32}
+                PlanOption.DENSE_ROUTE: ctypes.c_int32, PlanOption.ALLOW_TF32: ctypes.c_int32,
+                PlanOption.MAX_N: ctypes.c_int32}
 
 
 class PlanOptions(COwner):
@@ -26,12 +28,16 @@ class PlanOptions(COwner):
     spxValuesLayout_t in spx_types.h and spx.host.srbcrs_slot_ptr).
     dense_route: whether an SpMM plan may run as dense cuBLAS on a copy of A (spx.DenseRoute):
     AUTO (the faster by model, or measured with autotune), NEVER, ALWAYS.
-    allow_tf32: the dense route may run fp32 products in TF32 on tensor cores."""
+    allow_tf32: the dense route may run fp32 products in TF32 on tensor cores.
+    max_n: the largest number of columns n an SpMM plan executes: 0 the analyzed n, a bound
+    >= it, or -1 for any n (one analyze, one copy of A, a decision prepared per power of two;
+    see SPX_PLAN_OPTION_MAX_N)."""
 
     _c_destroy = "spxDestroyPlanOptions"
 
     def __init__(self, *, autotune: bool = False, values_layout: ValuesLayout = ValuesLayout.NATIVE,
-                 dense_route: DenseRoute = DenseRoute.AUTO, allow_tf32: bool = False):
+                 dense_route: DenseRoute = DenseRoute.AUTO, allow_tf32: bool = False,
+                 max_n: int = 0):
         self._ptr = ctypes.c_void_p()
         call("spxCreatePlanOptions", ctypes.byref(self._ptr))
         if autotune:
@@ -42,6 +48,8 @@ class PlanOptions(COwner):
             self.dense_route = dense_route
         if allow_tf32:
             self.allow_tf32 = True
+        if max_n != 0:
+            self.max_n = max_n
 
     @property
     def ptr(self) -> ctypes.c_void_p:
@@ -52,7 +60,10 @@ class PlanOptions(COwner):
     def set(self, option: PlanOption, value) -> None:
         """Sets one option (spxPlanOptionsSet); the library checks the value's range."""
         option = PlanOption(option)
-        v = _VALUE_TYPES[option](int(value))
+        value = int(value)
+        if not -2 ** 31 <= value < 2 ** 31:  # ctypes would wrap it silently into another value
+            raise InvalidValueError(f"{option.name} takes an int32 value, not {value}")
+        v = _VALUE_TYPES[option](value)
         call("spxPlanOptionsSet", self.ptr, int(option), ctypes.cast(ctypes.pointer(v), ctypes.c_void_p),
              ctypes.sizeof(v))
 
@@ -97,11 +108,22 @@ class PlanOptions(COwner):
         self.set(PlanOption.ALLOW_TF32, 1 if on else 0)
 
 
-def resolve_options(options: PlanOptions | None, autotune: bool | None) -> tuple[PlanOptions | None, bool]:
-    """The options to analyze with: the caller's, or a temporary object when only `autotune`
-    was given. Returns (options or None, whether the caller must close them)."""
-    if autotune is None:
+    @property
+    def max_n(self) -> int:
+        return self.get(PlanOption.MAX_N)
+
+    @max_n.setter
+    def max_n(self, n: int) -> None:
+        self.set(PlanOption.MAX_N, n)  # -1 (any n) is a valid value: the library checks the range
+
+
+def resolve_options(options: PlanOptions | None, autotune: bool | None,
+                    max_n: int | None = None) -> tuple[PlanOptions | None, bool]:
+    """The options to analyze with: the caller's, or a temporary object when only the shortcuts
+    `autotune` / `max_n` were given. Returns (options or None, whether the caller must close
+    them)."""
+    if autotune is None and max_n is None:
         return options, False
     if options is not None:
-        raise ValueError("pass either options= or autotune=, not both")
-    return PlanOptions(autotune=autotune), True
+        raise ValueError("pass either options= or the autotune= / max_n= shortcuts, not both")
+    return PlanOptions(autotune=bool(autotune), max_n=0 if max_n is None else max_n), True

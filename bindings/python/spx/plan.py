@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import operator
 from dataclasses import dataclass
 
 from . import _backend
-from ._arrays import as_datatype, view
+from ._arrays import ArrayView, as_datatype, view
 from ._lib import PlanInfoStruct, call
 from ._owned import COwner
 from .dense import Dense, as_dense
@@ -47,8 +48,18 @@ class PlanInfo:
     #: estimated (measured with autotune) microseconds per execute of each route; 0 = none.
     sparse_estimate_us: float = 0.0
     dense_estimate_us: float = 0.0
-    #: device bytes of the plan's dense copy of A (0 unless route is 1).
+    #: device bytes of the plan's dense copy of A (0 unless some prepared size takes route 1).
     dense_bytes: int = 0
+    #: the largest n an execute takes: the analyzed n, the bound given, or -1 for any n.
+    max_n: int = 0
+    #: per-n decisions prepared; all share one copy of A, so metadata_bytes + values_bytes +
+    #: dense_bytes is all the device memory the plan holds, whatever n runs.
+    prepared_sizes: int = 1
+
+    @property
+    def bytes_held(self) -> int:
+        """Device bytes the plan holds (its copy of A, metadata, dense copy), workspace aside."""
+        return self.metadata_bytes + self.values_bytes + self.dense_bytes
 
     @classmethod
     def from_struct(cls, s: PlanInfoStruct) -> "PlanInfo":
@@ -64,7 +75,19 @@ class PlanInfo:
                    candidates=s.candidates, searched=bool(s.searched),
                    predicted_speedup=s.predicted_speedup, route=s.route,
                    sparse_estimate_us=s.sparse_estimate_us,
-                   dense_estimate_us=s.dense_estimate_us, dense_bytes=s.dense_bytes)
+                   dense_estimate_us=s.dense_estimate_us, dense_bytes=s.dense_bytes,
+                   max_n=s.max_n, prepared_sizes=s.prepared_sizes)
+
+
+def _address(x, name: str):
+    """An int device address as it is, anything else as a zero-copy ArrayView."""
+    if isinstance(x, int) and not isinstance(x, bool):
+        return x
+    return view(x, name=name)
+
+
+def _ptr_value(x) -> ctypes.c_void_p:
+    return ctypes.c_void_p(x.ptr if isinstance(x, ArrayView) else x)
 
 
 def _is_device_scalar(x) -> bool:
@@ -116,13 +139,15 @@ class Plan(COwner):
     @staticmethod
     def spmm(A: SparseMatrix, B, out=None, *, handle=None, out_dtype=None, out_order=None,
              compute_type=None, alg=SpMMAlg.DEFAULT, options: PlanOptions | None = None,
-             autotune: bool | None = None) -> "SpMMPlan":
+             autotune: bool | None = None, max_n: int | None = None) -> "SpMMPlan":
         """Analyzes C = alpha * A @ B + beta * C for B's shape, type and order. `out` (optional)
         gives C's type and order; otherwise out_dtype (default: A's float type, or 32I for
         integer inputs) and out_order (default: B's order). `options` (spx.PlanOptions) or the
-        shortcut `autotune=True` set analyze options (autotune reads B's data)."""
+        shortcuts `autotune=True` (autotune reads B's data) and `max_n` (the largest number of
+        columns executes take; -1: any) set analyze options."""
         return SpMMPlan(A, B, out, handle=handle, out_dtype=out_dtype, out_order=out_order,
-                        compute_type=compute_type, alg=alg, options=options, autotune=autotune)
+                        compute_type=compute_type, alg=alg, options=options, autotune=autotune,
+                        max_n=max_n)
 
     @staticmethod
     def sddmm(A, B, C: SparseMatrix, *, handle=None, compute_type=None,
@@ -169,10 +194,11 @@ def _default_compute(dtype: DataType) -> DataType:
 
 class SpMMPlan(Plan):
     """C = alpha * A @ B + beta * C, analyzed once. Call it with new B (and C) of the analyzed
-    shapes, types and orders: ``C = plan(B)`` or ``plan(B, out=C, beta=1.0)``."""
+    types and orders and shapes (any number of columns up to ``info.max_n`` for a plan analyzed
+    with max_n): ``C = plan(B)`` or ``plan(B, out=C, beta=1.0)``."""
 
     def __init__(self, A, B, out, *, handle, out_dtype, out_order, compute_type, alg,
-                 options=None, autotune=None):
+                 options=None, autotune=None, max_n=None):
         super().__init__(handle)
         if not isinstance(A, SparseMatrix):
             raise InvalidValueError(f"A must be an spx sparse matrix, not {type(A).__name__}")
@@ -189,7 +215,7 @@ class SpMMPlan(Plan):
         self.out_dtype, self.out_order, self.out_shape = c.dtype, c.order, c.shape
         self.compute_type = as_datatype(compute_type) if compute_type is not None else _default_compute(A.dtype)
         h = resolve(handle, [b.view])
-        opts, temporary = resolve_options(options, autotune)
+        opts, temporary = resolve_options(options, autotune, max_n)
         try:
             with b.descriptor() as bd, c.descriptor() as cd:
                 args = (h.ptr, A.descr, bd.ptr, cd.ptr, int(self.compute_type), int(alg))
@@ -204,11 +230,14 @@ class SpMMPlan(Plan):
     def _out(self, b: Dense, out):
         if out is not None:
             return out
+        # m x (B's columns): a plan analyzed with max_n takes other n than the analyzed one.
+        shape = (self.out_shape[0], b.shape[1])
         spare = view(self._spare) if self._spare is not None else None
-        if spare is not None and spare.kind == b.view.kind and spare.device == b.view.device:
+        if spare is not None and spare.kind == b.view.kind and spare.device == b.view.device \
+                and shape == self.out_shape:
             out, self._spare = self._spare, None
             return out
-        return _backend.for_view(b.view).empty(self.out_shape, self.out_dtype, b.view.device,
+        return _backend.for_view(b.view).empty(shape, self.out_dtype, b.view.device,
                                                self.out_order)
 
     def _run(self, fn, B, out, alpha, beta, handle):
@@ -228,6 +257,42 @@ class SpMMPlan(Plan):
         return self._run("spxSpMM", B, out, alpha, beta, handle)
 
     execute = __call__
+
+    def execute_raw(self, n: int, B, ldb: int, C, ldc: int, *, alpha=1.0, beta=0.0,
+                    workspace=None, handle=None) -> None:
+        """The one-call execute (spxSpMM_execute): C = alpha * A @ B + beta * C with B (k x n)
+        and C (m x n) in the analyzed types and orders, given as device addresses (ints) or
+        arrays (their data pointer is used; shape and strides are not looked at), for any n up to
+        the plan's bound (info.max_n). No descriptors are made. alpha/beta: host numbers, or
+        one-element device arrays. workspace: a device address or array of at least
+        ``workspace_bytes`` (the plan's own is used when omitted; it serves every n). With
+        addresses only, the handle's stream is used as it is (it follows no array library)."""
+        n, ldb, ldc = operator.index(n), operator.index(ldb), operator.index(ldc)
+        bv, cv = _address(B, "B"), _address(C, "C")
+        arrays = [v for v in (bv, cv) if isinstance(v, ArrayView)]
+        h = resolve(handle if handle is not None else self._handle, arrays)
+        if workspace is None:
+            ws = self._workspace_ptr(arrays[0]) if arrays else self._own_workspace_ptr()
+        else:
+            ws = _ptr_value(_address(workspace, "workspace"))
+        with _scalars(h, alpha, beta, self.out_dtype == DataType.R_32I) as (pa, pb):
+            call("spxSpMM_execute", h.ptr, self.ptr, n, pa, _ptr_value(bv), ldb, pb,
+                 _ptr_value(cv), ldc, ws)
+
+    def _own_workspace_ptr(self):
+        if self.workspace_bytes == 0:
+            return None
+        if self._workspace is None:
+            raise InvalidValueError("this plan needs a workspace: pass workspace= (an address "
+                                    f"or array of {self.workspace_bytes} bytes) or an array B")
+        return ctypes.c_void_p(view(self._workspace).ptr)
+
+    def info_for_n(self, n: int) -> PlanInfo:
+        """What an execute with n columns runs (spxPlanGetInfoForN): family, kernel, config,
+        route and estimates of the decision prepared for n; sizes are the plan's."""
+        s = PlanInfoStruct()
+        call("spxPlanGetInfoForN", self.ptr, operator.index(n), ctypes.byref(s))
+        return PlanInfo.from_struct(s)
 
     def search(self, B, out=None, *, alpha=1.0, beta=0.0, handle=None):
         """Times the family's configurations on these operands and keeps the fastest

@@ -30,10 +30,13 @@ def test_every_exported_function_is_declared(include_dir):
 
 
 def test_library_exports_every_declared_function():
-    from spx._lib import lib
+    from spx._lib import NEWER, has_function, lib
 
-    for name in SIGNATURES:
-        assert hasattr(lib(), name)
+    lib()
+    missing = {name for name in SIGNATURES if not has_function(name)}
+    assert missing <= NEWER, f"the library lacks {sorted(missing - NEWER)}"
+    if missing:
+        pytest.skip(f"the library predates {sorted(missing)} (rebuild it to check them)")
 
 
 @pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
