@@ -140,6 +140,8 @@ typedef enum spxPlanOption SPX_ENUM_INT {
    * power of two up to the bound (capped at max(analyzed n, 4096) for -1), all sharing that one
    * copy of A, and an execute with n columns runs the decision prepared for the smallest
    * prepared size >= n: no allocation, no synchronization, no host read of device memory.
+   * SPX_DENSE_ROUTE_AUTO routes another n to dense cuBLAS only where the analyzed n made the
+   * dense copy (it never makes a second copy of A for another n).
    * With -1, an n above the largest prepared size runs as column slices of that size. The
    * workspace (spxPlanGetWorkspaceSize) serves every n up to the bound. Plan info: max_n and
    * prepared_sizes; spxPlanGetInfoForN tells what runs for a given n. SDDMM plans take 0 only.
@@ -219,8 +221,8 @@ typedef struct spxPlanInfo {
                                   measured) microseconds per execute; 0 when not estimated. */
   double dense_estimate_us;  /**< the same for dense cuBLAS on this problem; 0 when the dense route
                                   cannot run here (integer types, no cuBLAS). */
-  size_t dense_bytes;      /**< device bytes of the plan's dense copy of A (0 unless some prepared
-                                size takes the dense route). */
+  size_t dense_bytes;      /**< device bytes of the plan's dense copy of A (0 unless the analyzed
+                                n takes the dense route, or ALWAYS / SPX_SPMM_ALG_DENSE). */
   int64_t max_n;           /**< the largest n an execute takes (SPX_PLAN_OPTION_MAX_N resolved:
                                 the analyzed n, the bound given, or -1 for any n). */
   int64_t prepared_sizes;  /**< per-n decisions the plan prepared (1 for SDDMM); they share one

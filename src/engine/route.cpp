@@ -146,6 +146,15 @@ void route_spmm(const dispatch::SpmmProblem& p, spxSpMMAlg_t alg, PlanSources& s
   if (tune && auto_eligible) return measure_routes(p, s, e);
 
   if (decide_route(in) == Route::Dense) {
+    // One copy of A per plan whatever n runs: another n takes the dense route only where the
+    // analyzed n made the dense copy; elsewhere it stays sparse (analyze at the n where dense
+    // wins, or with SPX_DENSE_ROUTE_ALWAYS, to have it).
+    if (!analyzed_n && !s.dense && option == SPX_DENSE_ROUTE_AUTO) {
+      log::trace("n = %lld: dense cuBLAS estimated faster (%.1f against %.1f us); kept sparse, "
+                 "no second copy of A",
+                 static_cast<long long>(p.C.cols), in.dense_us, in.sparse_us);
+      return;
+    }
     SPX_EXPECTS(why.empty(), SPX_STATUS_NOT_SUPPORTED,
                 "SPX_PLAN_OPTION_DENSE_ROUTE is SPX_DENSE_ROUTE_ALWAYS but the dense route cannot "
                 "take this input: %s",

@@ -78,7 +78,6 @@ void check(const AnyNCase& c, const HostSparse& A, const Operands& o, const Host
 
 TEST_CASE("one plan runs every n through spxSpMM_execute and spxSpMM", "[api][any_n]") {
   UniqueHandle h = make_handle();
-  const ref::Scalars sc{1.5, -0.5};
   uint64_t seed = 7100;
   for (const AnyNCase& c : cases()) {
     for (const spxOrder_t order : {SPX_ORDER_ROW, SPX_ORDER_COL}) {
@@ -92,6 +91,7 @@ TEST_CASE("one plan runs every n through spxSpMM_execute and spxSpMM", "[api][an
       CHECK(info.prepared_sizes > 1);
       const size_t held = info.metadata_bytes + info.values_bytes;
       DeviceBuffer ws(workspace_bytes(plan.get()));
+      const ref::Scalars sc = c.f.out == SPX_R_32I ? ref::Scalars{2, -1} : ref::Scalars{1.5, -0.5};
       const ScalarBytes alpha = make_scalar(sc.alpha, c.f.out), beta = make_scalar(sc.beta, c.f.out);
       Rng rng(seed++);
       // Odd, tail and power-of-two n, n between prepared sizes, n above the largest prepared
@@ -124,16 +124,19 @@ TEST_CASE("one plan runs every n through spxSpMM_execute and spxSpMM", "[api][an
   }
 }
 
-// Without the dense route (whose dense copy AUTO may make for the n where cuBLAS wins) a plan for
-// any n holds exactly what a plan for one n holds.
+// A plan for any n holds exactly what a plan for one n holds (AUTO never makes a dense copy of A
+// for an n other than the analyzed one; NEVER: none at all).
 TEST_CASE("prepared sizes share one copy of A", "[api][any_n]") {
   UniqueHandle h = make_handle();
   for (const FamilyCase& f : kFamilies) {
     INFO(f.name);
     Spmm s = make_spmm(7200, f.f, kM, kK, 16, f.in, f.out, SPX_ORDER_COL, SPX_ORDER_COL);
-    spxPlanInfo_t one{}, any{};
+    spxPlanInfo_t one{}, any{}, auto_any{};
     const UniquePlan p1 = analyze_any_n(h.get(), s, f.alg, 0, SPX_DENSE_ROUTE_NEVER);
     const UniquePlan pn = analyze_any_n(h.get(), s, f.alg, -1, SPX_DENSE_ROUTE_NEVER);
+    const UniquePlan pa = analyze_any_n(h.get(), s, SPX_SPMM_ALG_DEFAULT, -1);
+    REQUIRE_SPX(spxPlanGetInfo(pa.get(), &auto_any));
+    if (auto_any.route == 0) CHECK(auto_any.dense_bytes == 0);
     REQUIRE_SPX(spxPlanGetInfo(p1.get(), &one));
     REQUIRE_SPX(spxPlanGetInfo(pn.get(), &any));
     CHECK(one.max_n == 16);
@@ -200,10 +203,10 @@ TEST_CASE("every family's execute replays from a CUDA graph with new B values",
   Stream stream;
   UniqueHandle h = make_handle();
   REQUIRE_SPX(spxSetStream(h.get(), stream.spx()));
-  const ref::Scalars sc{2.0, 0.5};
   uint64_t seed = 7400;
   for (const AnyNCase& c : cases()) {
     INFO(c.f.name);
+    const ref::Scalars sc = c.f.out == SPX_R_32I ? ref::Scalars{2, 1} : ref::Scalars{2.0, 0.5};
     Spmm s = make_spmm(seed++, c.f.f, kM, kK, 32, c.f.in, c.f.out, SPX_ORDER_COL, SPX_ORDER_COL);
     const UniquePlan plan = analyze_any_n(h.get(), s, c.f.alg, -1);
     DeviceBuffer ws(workspace_bytes(plan.get()));

@@ -127,7 +127,7 @@ def test_auto_reads_the_existing_pattern(dtype):
     expect = {"nm": SparseLinear.from_dense(lin, "nm").dense_weight(),
               "vector": SparseLinear.from_dense(lin, "vector", sparsity=0.5).dense_weight(),
               "uniform": SparseLinear.from_dense(lin, "uniform", sparsity=0.75).dense_weight()}
-    w = lin.weight.detach()
+    w = lin.weight.detach().clone()  # the loop below overwrites lin.weight
     expect["csr"] = w * (torch.rand(M, K, device=DEV) > 0.6)
     for kind, pruned in expect.items():
         with torch.no_grad():
