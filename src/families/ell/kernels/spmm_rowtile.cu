@@ -177,12 +177,13 @@ __global__ void __launch_bounds__(kBlockThreads)
   const int tx = threadIdx.x & 31, ty = threadIdx.x >> 5;
   for (int j = ty; j < 32; j += kWarpsPerBlock) {  // read column c0 + j, rows r0 + tx
     const int64_t r = r0 + tx, c = c0 + j;
-    if (r < k && c < n) tile[j][tx] = in[r + c * ld_in];
+    tile[j][tx] = r < k && c < n ? in[r + c * ld_in] : T{};
   }
   __syncthreads();
+  // Rows are written up to ld_out, the padding as zeros: the row kernels load whole vectors.
   for (int j = ty; j < 32; j += kWarpsPerBlock) {  // write row r0 + j, columns c0 + tx
     const int64_t r = r0 + j, c = c0 + tx;
-    if (r < k && c < n) out[r * ld_out + c] = tile[tx][j];
+    if (r < k && c < ld_out) out[r * ld_out + c] = tile[tx][j];
   }
 }
 

@@ -22,13 +22,14 @@ __global__ void __launch_bounds__(kTransposeTile* kTransposeRows)
   // Read: consecutive threads walk B's column (contiguous in memory).
   for (int i = threadIdx.y; i < kTransposeTile; i += kTransposeRows) {
     const int64_t r = r0 + threadIdx.x, c = c0 + i;
-    if (r < k && c < n) tile[i][threadIdx.x] = in[r + c * ld];
+    tile[i][threadIdx.x] = r < k && c < n ? in[r + c * ld] : uint16_t{0};
   }
   __syncthreads();
-  // Write: consecutive threads walk the output row (contiguous).
+  // Write: consecutive threads walk the output row (contiguous), its padding up to ldo included
+  // (zeros): the kernels load whole 16-byte pieces of a row.
   for (int i = threadIdx.y; i < kTransposeTile; i += kTransposeRows) {
     const int64_t r = r0 + i, c = c0 + threadIdx.x;
-    if (r < k && c < n) out[r * ldo + c] = tile[threadIdx.x][i];
+    if (r < k && c < ldo) out[r * ldo + c] = tile[threadIdx.x][i];
   }
 }
 

@@ -87,7 +87,6 @@ __global__ void copy_b_kernel(DenseView B, int64_t k, int64_t n, int bits, uint8
   __shared__ uint16_t tile[kTile][kTile + 2];  // [row][column], raw element bits
   const int64_t c0 = static_cast<int64_t>(blockIdx.x) * kTile;
   const bool col_major = B.order == SPX_ORDER_COL;
-  const int64_t row_bytes = bits == 4 ? (n + 1) / 2 : n * (bits / 8);
   for (int64_t r0 = static_cast<int64_t>(blockIdx.y) * kTile; r0 < k;
        r0 += static_cast<int64_t>(gridDim.y) * kTile) {
     for (int i = threadIdx.x; i < kTile * kTile; i += blockDim.x) {
@@ -103,7 +102,9 @@ __global__ void copy_b_kernel(DenseView B, int64_t k, int64_t n, int bits, uint8
     for (int i = threadIdx.x; i < kTile * tile_bytes; i += blockDim.x) {
       const int rr = i / tile_bytes, bb = i % tile_bytes;
       const int64_t r = r0 + rr, byte = byte0 + bb;
-      if (r >= k || byte >= row_bytes) continue;
+      // The row's padding up to the 16-byte pitch is written too (zeros: the tile holds 0 past
+      // n), since the kernel loads whole 16-byte pieces of a row.
+      if (r >= k || byte >= pitch) continue;
       uint8_t out;
       if (bits == 16)
         out = map::slice_byte(tile[rr][bb / 2], bb % 2);  // little endian: low byte first
