@@ -70,6 +70,7 @@ module spx_enums
   integer(c_int), parameter :: SPX_DENSE_ROUTE_AUTO = 0
   integer(c_int), parameter :: SPX_DENSE_ROUTE_NEVER = 1
   integer(c_int), parameter :: SPX_DENSE_ROUTE_ALWAYS = 2
+  integer(c_int), parameter :: SPX_DENSE_ROUTE_AUTO_EVERY_N = 3
 
   ! spxValuesLayout_t (SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT)
   integer(c_int), parameter :: SPX_VALUES_LAYOUT_NATIVE = 0

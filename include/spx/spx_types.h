@@ -141,7 +141,8 @@ typedef enum spxPlanOption SPX_ENUM_INT {
    * copy of A, and an execute with n columns runs the decision prepared for the smallest
    * prepared size >= n: no allocation, no synchronization, no host read of device memory.
    * SPX_DENSE_ROUTE_AUTO routes another n to dense cuBLAS only where the analyzed n made the
-   * dense copy (it never makes a second copy of A for another n).
+   * dense copy (it never makes a second copy of A for another n); SPX_DENSE_ROUTE_AUTO_EVERY_N
+   * makes it for any n where dense cuBLAS is estimated faster.
    * With -1, an n above the largest prepared size runs as column slices of that size. The
    * workspace (spxPlanGetWorkspaceSize) serves every n up to the bound. Plan info: max_n and
    * prepared_sizes; spxPlanGetInfoForN tells what runs for a given n. SDDMM plans take 0 only.
@@ -154,7 +155,11 @@ typedef enum spxDenseRoute {
   SPX_DENSE_ROUTE_AUTO = 0,  /**< the faster of the sparse family and dense cuBLAS (by model, or
                                   measured with SPX_PLAN_OPTION_AUTOTUNE). */
   SPX_DENSE_ROUTE_NEVER = 1, /**< always the sparse family (the behaviour before this option). */
-  SPX_DENSE_ROUTE_ALWAYS = 2 /**< always dense cuBLAS (NOT_SUPPORTED where it cannot run). */
+  SPX_DENSE_ROUTE_ALWAYS = 2, /**< always dense cuBLAS (NOT_SUPPORTED where it cannot run). */
+  SPX_DENSE_ROUTE_AUTO_EVERY_N = 3 /**< AUTO at every prepared n (SPX_PLAN_OPTION_MAX_N): the
+                                        plan makes the dense copy of A when any n takes the dense
+                                        route, and so may hold both copies (dense_bytes). AUTO
+                                        never makes it for an n other than the analyzed one. */
 } spxDenseRoute_t;
 
 /**

@@ -30,10 +30,11 @@ OptionField field(spxPlanOption_t option) {
               }};
     case SPX_PLAN_OPTION_DENSE_ROUTE:
       return {&spxPlanOptions::dense_route, "SPX_PLAN_OPTION_DENSE_ROUTE",
-              "SPX_DENSE_ROUTE_AUTO (0), SPX_DENSE_ROUTE_NEVER (1) or SPX_DENSE_ROUTE_ALWAYS (2)",
+              "SPX_DENSE_ROUTE_AUTO (0), SPX_DENSE_ROUTE_NEVER (1), SPX_DENSE_ROUTE_ALWAYS (2) or "
+              "SPX_DENSE_ROUTE_AUTO_EVERY_N (3)",
               [](int32_t v) {
                 return v == SPX_DENSE_ROUTE_AUTO || v == SPX_DENSE_ROUTE_NEVER ||
-                       v == SPX_DENSE_ROUTE_ALWAYS;
+                       v == SPX_DENSE_ROUTE_ALWAYS || v == SPX_DENSE_ROUTE_AUTO_EVERY_N;
               }};
     case SPX_PLAN_OPTION_ALLOW_TF32:
       return {&spxPlanOptions::allow_tf32, "SPX_PLAN_OPTION_ALLOW_TF32", "0 or 1",

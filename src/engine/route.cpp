@@ -141,14 +141,15 @@ void route_spmm(const dispatch::SpmmProblem& p, spxSpMMAlg_t alg, PlanSources& s
   }
   // Timing needs the caller's B, which has the analyzed n only.
   const bool tune = p.options.autotune && analyzed_n;
-  const bool auto_eligible = option == SPX_DENSE_ROUTE_AUTO && alg == SPX_SPMM_ALG_DEFAULT &&
+  const bool automatic = option == SPX_DENSE_ROUTE_AUTO || option == SPX_DENSE_ROUTE_AUTO_EVERY_N;
+  const bool auto_eligible = automatic && alg == SPX_SPMM_ALG_DEFAULT &&
                              in.dense_possible && !in.empty;
   if (tune && auto_eligible) return measure_routes(p, s, e);
 
   if (decide_route(in) == Route::Dense) {
     // One copy of A per plan whatever n runs: another n takes the dense route only where the
     // analyzed n made the dense copy; elsewhere it stays sparse (analyze at the n where dense
-    // wins, or with SPX_DENSE_ROUTE_ALWAYS, to have it).
+    // wins, or with SPX_DENSE_ROUTE_AUTO_EVERY_N or ALWAYS, to have it).
     if (!analyzed_n && !s.dense && option == SPX_DENSE_ROUTE_AUTO) {
       log::trace("n = %lld: dense cuBLAS estimated faster (%.1f against %.1f us); kept sparse, "
                  "no second copy of A",

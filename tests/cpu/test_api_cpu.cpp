@@ -55,7 +55,8 @@ static_assert(SPX_PLAN_OPTION_AUTOTUNE == 0 && SPX_PLAN_OPTION_SPARSE_VALUES_LAY
                   SPX_PLAN_OPTION_DENSE_ROUTE == 2 && SPX_PLAN_OPTION_ALLOW_TF32 == 3 &&
                   SPX_PLAN_OPTION_MAX_N == 4,
               "plan option values are ABI");
-static_assert(SPX_DENSE_ROUTE_AUTO == 0 && SPX_DENSE_ROUTE_NEVER == 1 && SPX_DENSE_ROUTE_ALWAYS == 2,
+static_assert(SPX_DENSE_ROUTE_AUTO == 0 && SPX_DENSE_ROUTE_NEVER == 1 && SPX_DENSE_ROUTE_ALWAYS == 2 &&
+                  SPX_DENSE_ROUTE_AUTO_EVERY_N == 3,
               "dense route values are ABI");
 // The dense route's fields, then max_n and prepared_sizes, took their room from the former
 // `reserved` array (the size below is unchanged).
@@ -278,7 +279,8 @@ TEST_CASE("plan options: the dense route and TF32", "[api][cpu]") {
   CHECK(v == SPX_DENSE_ROUTE_AUTO);
   REQUIRE_SPX(spxPlanOptionsGet(opts, SPX_PLAN_OPTION_ALLOW_TF32, &v, sizeof v));
   CHECK(v == 0);
-  for (const int32_t route : {SPX_DENSE_ROUTE_NEVER, SPX_DENSE_ROUTE_ALWAYS, SPX_DENSE_ROUTE_AUTO}) {
+  for (const int32_t route : {SPX_DENSE_ROUTE_NEVER, SPX_DENSE_ROUTE_ALWAYS,
+                              SPX_DENSE_ROUTE_AUTO_EVERY_N, SPX_DENSE_ROUTE_AUTO}) {
     REQUIRE_SPX(spxPlanOptionsSet(opts, SPX_PLAN_OPTION_DENSE_ROUTE, &route, sizeof route));
     REQUIRE_SPX(spxPlanOptionsGet(opts, SPX_PLAN_OPTION_DENSE_ROUTE, &v, sizeof v));
     CHECK(v == route);
@@ -286,7 +288,7 @@ TEST_CASE("plan options: the dense route and TF32", "[api][cpu]") {
   const int32_t always = SPX_DENSE_ROUTE_ALWAYS, on = 1;
   REQUIRE_SPX(spxPlanOptionsSet(opts, SPX_PLAN_OPTION_DENSE_ROUTE, &always, sizeof always));
   REQUIRE_SPX(spxPlanOptionsSet(opts, SPX_PLAN_OPTION_ALLOW_TF32, &on, sizeof on));
-  for (const int32_t bad : {3, -1, 99}) {
+  for (const int32_t bad : {4, -1, 99}) {
     CHECK_SPX_INVALID(spxPlanOptionsSet(opts, SPX_PLAN_OPTION_DENSE_ROUTE, &bad, sizeof bad));
     CHECK(last_message().find("SPX_PLAN_OPTION_DENSE_ROUTE") != std::string::npos);
     CHECK(last_message().find("SPX_DENSE_ROUTE_ALWAYS (2)") != std::string::npos);

@@ -104,6 +104,7 @@ class DenseRoute(IntEnum):
     AUTO = 0
     NEVER = 1
     ALWAYS = 2
+    AUTO_EVERY_N = 3  #: AUTO at every prepared n, making the dense copy of A where one needs it
 
 
 class ValuesLayout(IntEnum):

@@ -52,14 +52,14 @@ class PlanInfo:
     dense_bytes: int = 0
     #: the largest n an execute takes: the analyzed n, the bound given, or -1 for any n.
     max_n: int = 0
-    #: per-n decisions prepared; all share one copy of A, so metadata_bytes + values_bytes +
-    #: dense_bytes is all the device memory the plan holds, whatever n runs.
+    #: per-n decisions prepared; all share one copy of A, so metadata_bytes + values_bytes
+    #: (values_bytes counts dense_bytes) is all the device memory the plan holds, whatever n runs.
     prepared_sizes: int = 1
 
     @property
     def bytes_held(self) -> int:
         """Device bytes the plan holds (its copy of A, metadata, dense copy), workspace aside."""
-        return self.metadata_bytes + self.values_bytes + self.dense_bytes
+        return self.metadata_bytes + self.values_bytes  # values_bytes counts the dense copy
 
     @classmethod
     def from_struct(cls, s: PlanInfoStruct) -> "PlanInfo":

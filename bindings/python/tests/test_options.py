@@ -33,12 +33,14 @@ def test_dense_route_and_tf32_options():
         opts.allow_tf32 = True
         assert opts.get(spx.PlanOption.ALLOW_TF32) == 1
         with pytest.raises(spx.InvalidValueError, match="SPX_DENSE_ROUTE_AUTO"):
-            opts.set(spx.PlanOption.DENSE_ROUTE, 3)
+            opts.set(spx.PlanOption.DENSE_ROUTE, 4)
         assert opts.dense_route == spx.DenseRoute.ALWAYS  # unchanged
         with pytest.raises(spx.InvalidValueError, match="0 or 1"):
             opts.set(spx.PlanOption.ALLOW_TF32, -1)
     with spx.PlanOptions(dense_route=spx.DenseRoute.NEVER, allow_tf32=True) as opts:
         assert opts.dense_route == spx.DenseRoute.NEVER and opts.allow_tf32 is True
+        opts.dense_route = spx.DenseRoute.AUTO_EVERY_N
+        assert opts.get(spx.PlanOption.DENSE_ROUTE) == 3
 
 
 def test_closed_options_refuse_use():

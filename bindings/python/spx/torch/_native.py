@@ -21,9 +21,10 @@ import torch
 
 from .._lib import check, function
 from ..dense import Dense
-from ..enums import Order, PointerMode, SpMMAlg
+from ..enums import DenseRoute, Order, PointerMode, SpMMAlg
 from ..errors import InvalidValueError
 from ..handle import Handle
+from ..options import PlanOptions
 from ..plan import SpMMPlan
 from ._convert import quantize_per_tensor
 from ._kinds import make_matrix
@@ -94,7 +95,8 @@ class NativeLinear:
     """One layer's plan and workspace. `arrays` are the layer's buffers (the spx matrix points at
     them; the plan packs its own copy at analyze and at update_values)."""
 
-    def __init__(self, fmt: str, arrays: dict, params: dict, shape, dtype, scale, device):
+    def __init__(self, fmt: str, arrays: dict, params: dict, shape, dtype, scale, device,
+                 dense_route: DenseRoute = DenseRoute.AUTO):
         self.out_features, self.in_features = int(shape[0]), int(shape[1])
         self.device = device
         self.index = device.index or 0  # a CUDA tensor's device always names its index
@@ -103,6 +105,7 @@ class NativeLinear:
         # int8 products write fp32 or fp16 (SR-BCRS); a bf16 layer converts the fp32 result.
         self.c_dtype = dtype if not self.int8 or dtype != torch.bfloat16 else torch.float32
         self.scale = scale
+        self.dense_route = DenseRoute(dense_route)
         self.A = make_matrix(fmt, arrays, shape, params)
         self.last_n = 1
         self._analyze()
@@ -125,9 +128,11 @@ class NativeLinear:
             B = torch.zeros(_ANALYZE_N, k, dtype=b_dtype, device=self.device)
             C = torch.zeros(_ANALYZE_N, m, dtype=self.c_dtype, device=self.device)
             # X^T and Y^T: column-major views (order given: one column is ambiguous).
-            self.plan = SpMMPlan(self.A, Dense(B.t(), order=Order.COL),
-                                 Dense(C.t(), order=Order.COL), handle=h, out_dtype=None,
-                                 out_order=None, compute_type=None, alg=SpMMAlg.DEFAULT, max_n=-1)
+            with PlanOptions(max_n=-1, dense_route=self.dense_route) as opts:
+                self.plan = SpMMPlan(self.A, Dense(B.t(), order=Order.COL),
+                                     Dense(C.t(), order=Order.COL), handle=h, out_dtype=None,
+                                     out_order=None, compute_type=None, alg=SpMMAlg.DEFAULT,
+                                     options=opts)
             ws = self.plan.workspace_bytes
             self.workspace = torch.empty(ws, dtype=torch.uint8, device=self.device) if ws else None
         self._plan_ptr = self.plan.ptr.value

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from ..enums import DenseRoute
 from ..errors import InvalidValueError
 from ..plan import PlanInfo
 from ..sparse import SparseMatrix
@@ -46,6 +47,17 @@ class LayerInfo:
     plan: PlanInfo
 
 
+#: SparseLinear's dense_route values and the plan option each one sets.
+DENSE_ROUTES = {"auto": DenseRoute.AUTO, "every_n": DenseRoute.AUTO_EVERY_N,
+                "never": DenseRoute.NEVER}
+
+
+def _dense_route(value: str) -> str:
+    if value not in DENSE_ROUTES:
+        raise InvalidValueError(f"dense_route must be one of {tuple(DENSE_ROUTES)}, not {value!r}")
+    return value
+
+
 class SparseLinear(nn.Module):
     """y = x W^T + b with a sparse W, for inference (no autograd). Build it with
     :meth:`from_dense`, or ``SparseLinear(A, bias)`` from an spx matrix over CUDA tensors
@@ -58,8 +70,9 @@ class SparseLinear(nn.Module):
 
     def __init__(self, weight: SparseMatrix, bias: torch.Tensor | None = None,
                  kind: str | None = None, *, weight_scale: torch.Tensor | None = None,
-                 dtype: torch.dtype | None = None):
+                 dtype: torch.dtype | None = None, dense_route: str = "auto"):
         super().__init__()
+        self.dense_route = _dense_route(dense_route)
         if not isinstance(weight, SparseMatrix):
             raise InvalidValueError(f"weight must be an spx sparse matrix, not "
                                     f"{type(weight).__name__} (from a dense layer: from_dense)")
@@ -79,14 +92,19 @@ class SparseLinear(nn.Module):
     @classmethod
     def from_dense(cls, linear: nn.Linear, kind: str = "nm", *, sparsity: float = 0.5,
                    n: int = 2, m: int = 4, l: int = 32, vec_len: int = 8, dtype=None,
-                   handle=None) -> "SparseLinear":
+                   handle=None, dense_route: str = "auto") -> "SparseLinear":
         """A sparse copy of a CUDA ``nn.Linear``, in its dtype (fp32, fp16, bf16; `dtype`
         overrides) and on its device. Kinds: "uniform" (a fraction `sparsity` of every row
         removed; ELL), "vector" (per block row of `vec_len` rows, the same number of
         vec_len x 1 vectors kept by L2 norm; BCRS), "nm" (n of every m columns per group of
         l rows), "int8" (the vectors of "vector", quantized per tensor), "csr" (the zeros the
         weight has), "auto" (the format the weight's zeros already have, see
-        spx.torch._kinds.auto). `handle`: the libspx handle the device pruners run with."""
+        spx.torch._kinds.auto). `handle`: the libspx handle the device pruners run with.
+        `dense_route`: "auto" (one copy of the weight: batch sizes where dense cuBLAS would be
+        faster than the sparse kernel stay sparse unless the plan's analyzed batch size took
+        the dense route), "every_n" (every batch size runs the faster of the two, the plan
+        keeps a dense copy of the weight besides the sparse one where some batch size needs
+        it: layer.info.bytes says what is held) or "never"."""
         w = linear.weight.detach()
         if not w.is_cuda:
             raise InvalidValueError("move the layer to the GPU first (linear.cuda())")
@@ -97,6 +115,7 @@ class SparseLinear(nn.Module):
         bias = None if linear.bias is None else linear.bias.detach().clone()
         layer = cls.__new__(cls)
         nn.Module.__init__(layer)
+        layer.dense_route = _dense_route(dense_route)
         layer._setup(packed, bias, io, tuple(w.shape))
         return layer
 
@@ -132,7 +151,8 @@ class SparseLinear(nn.Module):
             return
         native = _native.NativeLinear(self.format, self._arrays(), self.params,
                                       (self.out_features, self.in_features), self._dtype,
-                                      self.weight_scale, self.device)
+                                      self.weight_scale, self.device,
+                                      DENSE_ROUTES[self.dense_route])
         _native.install(self._key, native)
 
     def _native(self):
@@ -217,7 +237,8 @@ class SparseLinear(nn.Module):
     def get_extra_state(self) -> dict:
         return {"kind": self.kind, "format": self.format, "params": dict(self.params),
                 "shape": (self.out_features, self.in_features),
-                "dtype": str(self._dtype).replace("torch.", "")}
+                "dtype": str(self._dtype).replace("torch.", ""),
+                "dense_route": self.dense_route}
 
     def set_extra_state(self, state: dict) -> None:
         self._adopt_layout(state)
@@ -236,13 +257,14 @@ class SparseLinear(nn.Module):
                 self._buffers[name] = None
         self.kind, self.format, self.params = state["kind"], state["format"], dict(state["params"])
         self._dtype = getattr(torch, state["dtype"])
+        self.dense_route = _dense_route(state.get("dense_route", self.dense_route))
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs):
         """Loads arrays of any length (another pruning of the same layer has other index
         arrays), then updates the plan's values when only values changed, or re-analyzes."""
         device = self.device
-        before = (self.format, dict(self.params), self._dtype)
+        before = (self.format, dict(self.params), self._dtype, self.dense_route)
         extra = state_dict.get(prefix + "_extra_state")
         fmt = extra.get("format", self.format) if isinstance(extra, dict) else self.format
         absent = [prefix + n for n in FORMAT_ARRAYS.get(fmt, ()) if prefix + n not in state_dict]
@@ -256,7 +278,7 @@ class SparseLinear(nn.Module):
             except (InvalidValueError, KeyError) as e:
                 error_msgs.append(f"{prefix or 'SparseLinear'}: {e}")
                 return
-        same_structure = before == (self.format, self.params, self._dtype)
+        same_structure = before == (self.format, self.params, self._dtype, self.dense_route)
         for name in (*FORMAT_ARRAYS[self.format], "weight_scale", "bias"):
             src = state_dict.get(prefix + name)
             cur = self._buffers.get(name)
