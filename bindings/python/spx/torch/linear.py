@@ -68,6 +68,10 @@ class SparseLinear(nn.Module):
     Output: (..., out_features) in the layer's dtype. int8 layers quantize each input per tensor
     (max |x| / 127) and dequantize with a device-side alpha."""
 
+    #: "auto", "every_n" or "never" (from_dense's dense_route); a class default, so layers made
+    #: without __init__ (from_dense, copies, loads) have it too.
+    dense_route = "auto"
+
     def __init__(self, weight: SparseMatrix, bias: torch.Tensor | None = None,
                  kind: str | None = None, *, weight_scale: torch.Tensor | None = None,
                  dtype: torch.dtype | None = None, dense_route: str = "auto"):
