@@ -94,10 +94,6 @@ void update_values(const spxContext& h, spxPlan& plan, const spxSpMatDescr& A) {
   plan.uses.record(h.stream);
 }
 
-namespace {
-
-/// A view of columns [first, first + n) of d (the slicing of an n above the largest prepared
-/// size): an offset of `first` elements along a row-major row, `first` lines of a column-major d.
 spxDnMatDescr column_slice(const spxDnMatDescr& d, int64_t first, int64_t n) {
   spxDnMatDescr s = d;
   s.cols = n;
@@ -107,8 +103,6 @@ spxDnMatDescr column_slice(const spxDnMatDescr& d, int64_t first, int64_t n) {
   s.values = static_cast<char*>(d.values) + dtype::bits(d.type) * elements / 8;
   return s;
 }
-
-}  // namespace
 
 void execute_spmm(const spxContext& h, const spxPlan& plan, const void* alpha,
                   const spxDnMatDescr& B, const void* beta, const spxDnMatDescr& C,

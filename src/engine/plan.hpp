@@ -22,6 +22,10 @@ void update_values(const spxContext& h, spxPlan& plan, const spxSpMatDescr& A);
 void execute_spmm(const spxContext& h, const spxPlan& plan, const void* alpha,
                   const spxDnMatDescr& B, const void* beta, const spxDnMatDescr& C,
                   void* workspace);
+/// A view of columns [first, first + n) of d (how an n above the largest prepared size runs): an
+/// offset of `first` elements along a row-major row, `first` lines of a column-major d.
+spxDnMatDescr column_slice(const spxDnMatDescr& d, int64_t first, int64_t n);
+
 /// execute_spmm without the operand checks (spxSpMM_execute checked them already): the prepared
 /// decision for C's n columns runs (column slices of the largest prepared size above it).
 void run_spmm(const spxContext& h, const spxPlan& plan, const void* alpha, const spxDnMatDescr& B,
