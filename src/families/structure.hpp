@@ -17,6 +17,10 @@ struct HostStructure {
 };
 HostStructure download_structure(const spxContext& h, const spxSpMatDescr& S);
 
+/// A CSR or BCRS descriptor's (block) row pointers alone, copied to the host and checked as
+/// to_csr checks them (INVALID_VALUE): for rules that read row lengths only.
+std::vector<int32_t> download_row_ptr(const spxContext& h, const spxSpMatDescr& S);
+
 /// The structure as validated CSR with each entry's slot in the user's values array
 /// (INVALID_VALUE for bad structure: decreasing pointers, indices out of range, ...).
 plan::CsrStructure to_csr(const spxSpMatDescr& S, const HostStructure& host);

@@ -186,6 +186,7 @@ std::unique_ptr<SpmmKernelPlan> build_srbcrs_spmm(const SpmmProblem& p, spxPlanI
   plan::SrbcrsConfig cfg;
   cfg.stride = decision.variant.stride;
   cfg.type = p.A.type;
+  cfg.host_values = false;  // packed on the device from the user's values
   const plan::SrbcrsLayout layout = plan::srbcrs_build_structure(view, cfg);
   auto k = std::make_unique<SrbcrsSpmm>(p, in, std::move(decision), layout);
   k->fill_info(info);

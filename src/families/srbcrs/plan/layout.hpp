@@ -85,6 +85,9 @@ inline constexpr int64_t kSrbcrsNativeInt4Stride = 64;
 struct SrbcrsConfig {
   int64_t stride = 32;            ///< S: slots per stride = mma reduction size k (multiple of 8)
   spxDataType_t type = SPX_R_8I;  ///< value type: 8I, 8U, 4I, 4U or 16I (4-bit: shuffled cols)
+  /// Whether srbcrs_build_structure sizes the host `values` (zeros): the plan packs its values on
+  /// the device and needs none.
+  bool host_values = true;
 };
 
 /// The stride the sm_<sm> kernels use for `type` (see the file comment).
@@ -113,7 +116,7 @@ struct SrbcrsLayout {
   /// Device bytes of the index arrays (row_ptr + col).
   int64_t metadata_bytes() const;
   /// Device bytes of the values.
-  int64_t value_bytes() const { return static_cast<int64_t>(values.size()); }
+  int64_t value_bytes() const;
 };
 
 /// Element index of row v of the vector in `slot` (see "values" in the file comment).
