@@ -32,6 +32,7 @@ for t in "$build"/tests/gpu/test_*; do [ -x "$t" ] && [ -f "$t" ] && cp "$t" "$o
 for t in "$build"/tests/cpu/test_*; do [ -x "$t" ] && [ -f "$t" ] && cp "$t" "$out/bin/cpu/"; done
 cp "$build/examples/quickstart" "$out/bin/"
 cp "$build/bench/spx-bench" "$out/bin/"
+cp "$build/bench/spx-analyze-bench" "$out/bin/"
 # The per-family examples (C and C++), and the Fortran example when gfortran built it, with the
 # Fortran runtime it links (the GPU machine may not have one).
 mkdir -p "$out/bin/examples"

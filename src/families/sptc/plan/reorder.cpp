@@ -10,6 +10,7 @@
 
 #include "runtime/error.hpp"
 #include "formats/structure_checks.hpp"
+#include "runtime/parallel.hpp"
 
 namespace spx::plan {
 namespace {
@@ -284,23 +285,37 @@ SptcLayout sptc_reorder(const BcrsView& a, const SptcReorderConfig& config,
 
   SptcReorderStats& st = L.stats;
   st.panels = L.panels;
-  L.panel_k.assign(1, 0);
-  L.panel_tile.assign(1, 0);
-  for (auto& o : outs) {
-    L.col_idx.insert(L.col_idx.end(), o.col_idx.begin(), o.col_idx.end());
-    L.block_col_idx.insert(L.block_col_idx.end(), o.block_col_idx.begin(), o.block_col_idx.end());
-    L.metadata.insert(L.metadata.end(), o.metadata.begin(), o.metadata.end());
-    L.value_map.insert(L.value_map.end(), o.value_map.begin(), o.value_map.end());
-    L.panel_k.push_back(static_cast<int64_t>(L.col_idx.size()));
-    L.panel_tile.push_back(static_cast<int64_t>(L.metadata.size() / 16));
+  // Offsets of every panel's arrays (serial sums), then the copies in parallel.
+  L.panel_k.assign(static_cast<size_t>(L.panels) + 1, 0);
+  L.panel_tile.assign(static_cast<size_t>(L.panels) + 1, 0);
+  for (int64_t p = 0; p < L.panels; ++p) {
+    const PanelOut& o = outs[static_cast<size_t>(p)];
+    L.panel_k[p + 1] = L.panel_k[p] + static_cast<int64_t>(o.col_idx.size());
+    L.panel_tile[p + 1] = L.panel_tile[p] + static_cast<int64_t>(o.metadata.size() / 16);
     st.units += o.units;
     st.kept_columns += o.kept;
     st.columns_skipped += a.cols - o.kept;
     st.retries += o.retries;
     st.conflicting_units += o.conflicting;
     st.panels_within_cols += static_cast<int64_t>(o.col_idx.size()) <= a.cols ? 1 : 0;
-    o = PanelOut{};
   }
+  const size_t positions = static_cast<size_t>(L.panel_k.back());
+  const size_t tiles = static_cast<size_t>(L.panel_tile.back());
+  L.col_idx.resize(positions);
+  L.block_col_idx.resize(positions);
+  L.metadata.resize(tiles * 16);
+  L.value_map.resize(tiles * 256);
+  parallel::for_chunks(L.panels, 4, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      PanelOut& o = outs[static_cast<size_t>(p)];
+      const size_t k = static_cast<size_t>(L.panel_k[p]), t = static_cast<size_t>(L.panel_tile[p]);
+      std::copy(o.col_idx.begin(), o.col_idx.end(), L.col_idx.begin() + k);
+      std::copy(o.block_col_idx.begin(), o.block_col_idx.end(), L.block_col_idx.begin() + k);
+      std::copy(o.metadata.begin(), o.metadata.end(), L.metadata.begin() + t * 16);
+      std::copy(o.value_map.begin(), o.value_map.end(), L.value_map.begin() + t * 256);
+      o = PanelOut{};
+    }
+  });
   st.tiles = static_cast<int64_t>(L.metadata.size() / 16);
   st.padding_columns = std::count(L.col_idx.begin(), L.col_idx.end(), -1);
   st.metadata_bytes = static_cast<int64_t>(L.metadata.size() * sizeof(uint32_t));
