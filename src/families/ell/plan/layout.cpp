@@ -23,7 +23,9 @@ std::vector<uint16_t> EllLayout::col16() const {
   SPX_EXPECTS(index16, SPX_STATUS_INTERNAL_ERROR, "16-bit ELL indices asked for %lld columns",
               static_cast<long long>(cols));
   std::vector<uint16_t> out(col.size());
-  for (size_t i = 0; i < col.size(); ++i) out[i] = static_cast<uint16_t>(col[i]);
+  parallel::for_chunks(static_cast<int64_t>(col.size()), int64_t{1} << 16, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) out[i] = static_cast<uint16_t>(col[i]);
+  });
   return out;
 }
 

@@ -16,11 +16,18 @@ constexpr int kUnit = 16;
 inline int popcount64(uint64_t x) { return __builtin_popcountll(x); }
 inline int lowest_bit(uint32_t x) { return __builtin_ctz(x); }
 constexpr uint32_t kAll = 0xFFFFu;
+/// Below this many groups without position 0, filtering them is cheaper than enumerating the
+/// 495 four-subsets of a group's complement.
+constexpr size_t kScanBelow = 600;
 
 /// The 1820 four-element subsets of 16 positions, lexicographic.
 struct Quads {
   std::vector<std::array<uint8_t, 4>> pos;
   std::vector<uint16_t> mask;
+  std::vector<uint16_t> rank = std::vector<uint16_t>(1u << kUnit, 0);  ///< mask -> its index
+  /// For a set F of 4 residues (bit mask, 8 bits): the 16 groups holding one of {r, r + 8} for
+  /// every r in F, by rank (the conflict-free completions of a group covering the other four).
+  std::vector<std::array<uint16_t, 16>> completions = std::vector<std::array<uint16_t, 16>>(256);
   Quads() {
     for (int a = 0; a < kUnit; ++a)
       for (int b = a + 1; b < kUnit; ++b)
@@ -29,7 +36,21 @@ struct Quads {
             pos.push_back({static_cast<uint8_t>(a), static_cast<uint8_t>(b),
                            static_cast<uint8_t>(c), static_cast<uint8_t>(d)});
             mask.push_back(static_cast<uint16_t>((1u << a) | (1u << b) | (1u << c) | (1u << d)));
+            rank[mask.back()] = static_cast<uint16_t>(mask.size() - 1);
           }
+    for (uint32_t f = 0; f < 256; ++f) {
+      if (__builtin_popcount(f) != 4) continue;
+      int res[4], n = 0;
+      for (int r = 0; r < 8; ++r)
+        if (f >> r & 1u) res[n++] = r;
+      std::array<uint16_t, 16>& out = completions[f];
+      for (uint32_t pick = 0; pick < 16; ++pick) {
+        uint32_t g = 0;
+        for (int t = 0; t < 4; ++t) g |= 1u << (res[t] + ((pick >> t & 1u) ? 8 : 0));
+        out[pick] = static_cast<uint16_t>(g);
+      }
+      std::sort(out.begin(), out.end(), [&](uint16_t x, uint16_t y) { return rank[x] < rank[y]; });
+    }
   }
 };
 const Quads& quads() {
@@ -53,11 +74,6 @@ struct Scratch {
     return gen;
   }
 };
-
-/// Rows where at least 3 of the 4 columns are nonzero.
-inline uint64_t over_two(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
-  return (a & b & (c | d)) | (c & d & (a | b));
-}
 
 /// Residues modulo 8 covered by a position set.
 inline uint32_t residues(uint32_t m) { return (m | (m >> 8)) & 0xFFu; }
@@ -96,17 +112,34 @@ SptcUnitGrouping sptc_group_unit(const std::array<uint64_t, 16>& masks, uint32_t
   const uint32_t gen = s.next();
 
   // Compatible 4-groups, and how often each position appears in one.
-  std::vector<uint16_t> with0, without0;
+  thread_local std::vector<uint16_t> with0, without0;
+  with0.clear();
+  without0.clear();
   with0.reserve(455);
   without0.reserve(1365);
   std::array<int, kUnit> appearances{};
-  for (size_t i = 0; i < q.mask.size(); ++i) {
-    const auto& p = q.pos[i];
-    if (over_two(masks[p[0]], masks[p[1]], masks[p[2]], masks[p[3]])) continue;
-    s.compat_stamp[q.mask[i]] = gen;
-    (p[0] == 0 ? with0 : without0).push_back(q.mask[i]);
-    for (int k = 0; k < 4; ++k) ++appearances[p[k]];
-  }
+  // In lexicographic order (a < b < c < d), as the quads are listed. A group is compatible when
+  // no row has 3 of its 4 columns, i.e. none of (a & b & (c | d)) | (c & d & (a | b)).
+  // A row of a and b that is also in c rules out every d.
+  for (int a = 0; a < kUnit; ++a)
+    for (int b = a + 1; b < kUnit; ++b) {
+      const uint64_t ab_and = masks[a] & masks[b], ab_or = masks[a] | masks[b];
+      for (int c = b + 1; c < kUnit; ++c) {
+        const uint64_t mc = masks[c];
+        if (ab_and & mc) continue;
+        for (int d = c + 1; d < kUnit; ++d) {
+          const uint64_t md = masks[d];
+          if ((ab_and & md) | (mc & md & ab_or)) continue;
+          const uint16_t g = static_cast<uint16_t>((1u << a) | (1u << b) | (1u << c) | (1u << d));
+          s.compat_stamp[g] = gen;
+          (a == 0 ? with0 : without0).push_back(g);
+          ++appearances[a];
+          ++appearances[b];
+          ++appearances[c];
+          ++appearances[d];
+        }
+      }
+    }
 
   // Necessary conditions first (a failed unit costs no pair search): every real position is in
   // some compatible group, and no row has more than 8 nonzeros (2 per group).
@@ -127,12 +160,38 @@ SptcUnitGrouping sptc_group_unit(const std::array<uint64_t, 16>& masks, uint32_t
   for (int pass = 0; pass < passes && !r.found; ++pass) {
     const bool only_free = prefer_conflict_free && pass == 0;
     int64_t checks = 0;
+    // The partners gj of gi are the groups of without0 disjoint from gi (conflict-free pass:
+    // whose union with gi is a conflict-free half), in without0's (lexicographic) order. They
+    // are enumerated directly instead of filtering all of without0: the 16 conflict-free
+    // completions of gi sorted by their rank, or the 4-subsets of gi's complement in
+    // lexicographic order (or without0 itself filtered, when it is short); compatible ones
+    // (compat_stamp) are exactly those of without0, as no partner holds position 0 (gi does).
+    uint16_t partners[495];
     for (uint16_t gi : with0) {
       if (only_free && popcount64(residues(gi)) != popcount64(gi)) continue;
-      for (uint16_t gj : without0) {
-        if (gi & gj) continue;
+      int count = 0;
+      if (only_free) {
+        // One of {r, r + 8} for every residue r that gi does not cover.
+        for (uint16_t g : q.completions[~residues(gi) & 0xFFu])
+          if (s.compat_stamp[g] == gen) partners[count++] = g;
+      } else if (without0.size() <= kScanBelow) {
+        for (uint16_t g : without0)
+          if (!(g & gi)) partners[count++] = g;
+      } else {
+        int c[kUnit], nc = 0;
+        for (int pos = 0; pos < kUnit; ++pos)
+          if (!(gi >> pos & 1u)) c[nc++] = pos;
+        for (int a = 0; a < nc; ++a)
+          for (int b = a + 1; b < nc; ++b)
+            for (int d = b + 1; d < nc; ++d)
+              for (int e = d + 1; e < nc; ++e) {
+                const uint32_t g = (1u << c[a]) | (1u << c[b]) | (1u << c[d]) | (1u << c[e]);
+                if (s.compat_stamp[g] == gen) partners[count++] = static_cast<uint16_t>(g);
+              }
+      }
+      for (int x = 0; x < count; ++x) {
+        const uint16_t gj = partners[x];
         const uint32_t half = gi | gj;
-        if (only_free && !conflict_free_half(half)) continue;
         if (++checks > max_pair_checks) break;
         const uint32_t rest = kAll & ~half;
         const uint16_t g3 = split_half(s, rest);
