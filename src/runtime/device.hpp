@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/error.hpp"
+#include "runtime/host_vector.hpp"
 
 namespace spx::device {
 
@@ -101,8 +102,8 @@ class UseTracker {
 };
 
 /// Uploads a host vector into a new device buffer on `stream` (synchronous w.r.t. the host data).
-template <class T>
-Buffer upload(const std::vector<T>& host, cudaStream_t stream) {
+template <class T, class Alloc>
+Buffer upload(const std::vector<T, Alloc>& host, cudaStream_t stream) {
   Buffer buf(host.size() * sizeof(T));
   if (!host.empty()) {
     check(cudaMemcpyAsync(buf.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice,
@@ -113,10 +114,11 @@ Buffer upload(const std::vector<T>& host, cudaStream_t stream) {
   return buf;
 }
 
-/// Copies `count` elements of T from device memory into a host vector (blocks on `stream`).
+/// Copies `count` elements of T from device memory into a host vector (blocks on `stream`; the
+/// vector is not zeroed first).
 template <class T>
-std::vector<T> download(const void* dev, int64_t count, cudaStream_t stream) {
-  std::vector<T> host(static_cast<size_t>(count));
+HostVector<T> download(const void* dev, int64_t count, cudaStream_t stream) {
+  HostVector<T> host(static_cast<size_t>(count));
   if (count > 0) {
     check(cudaMemcpyAsync(host.data(), dev, host.size() * sizeof(T), cudaMemcpyDeviceToHost,
                           stream),

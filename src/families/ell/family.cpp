@@ -224,7 +224,7 @@ Refusal ell_can_implement(const SpmmProblem& p) {
   if (p.A.format == SPX_FORMAT_ELL) return {};
   // CSR: the rule reads the row lengths only, so only row_ptr is read here (and checked); the
   // column indices are read and checked by the build.
-  const std::vector<int32_t> ptr = download_row_ptr(p.h, p.A);
+  const HostVector<int32_t> ptr = download_row_ptr(p.h, p.A);
   std::vector<int32_t> len(static_cast<size_t>(p.A.rows));
   for (int64_t r = 0; r < p.A.rows; ++r) len[r] = ptr[r + 1] - ptr[r];
   return plan::ell_near_uniform_lengths(len);

@@ -60,7 +60,7 @@ pnm::Inputs choice_inputs(const SpmmProblem& p) {
 struct NmA {
   device::Buffer a_t, ridx, col_info, col_count;
   size_t metadata_bytes = 0;
-  std::vector<int32_t> host_indices;
+  HostVector<int32_t> host_indices;
 };
 
 /// Whether a configuration's geometry was planned for its decision's n (stream-K's tile
@@ -73,7 +73,7 @@ bool planned_for_n(const knm::SpmmConfig& c) {
 class NmSpmm final : public SpmmKernelPlan {
  public:
   NmSpmm(const SpmmProblem& p, const pnm::Inputs& in, pnm::Decision decision,
-         const plan::NmIndexLayout& layout, void* encoder, std::vector<int32_t> host_indices)
+         const plan::NmIndexLayout& layout, void* encoder, HostVector<int32_t> host_indices)
       : in_(in), decision_(std::move(decision)), a_(std::make_shared<NmA>()) {
     const plan::NmStaging& staging = decision_.staging;
     device::check(knm::spmm_load(p.h.smem_per_block_optin), "loading the NM SpMM kernels");

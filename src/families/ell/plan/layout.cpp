@@ -19,10 +19,10 @@ std::vector<int32_t> lengths_of(const CsrStructure& csr) {
 
 }  // namespace
 
-std::vector<uint16_t> EllLayout::col16() const {
+HostVector<uint16_t> EllLayout::col16() const {
   SPX_EXPECTS(index16, SPX_STATUS_INTERNAL_ERROR, "16-bit ELL indices asked for %lld columns",
               static_cast<long long>(cols));
-  std::vector<uint16_t> out(col.size());
+  HostVector<uint16_t> out(col.size());
   parallel::for_chunks(static_cast<int64_t>(col.size()), int64_t{1} << 16, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) out[i] = static_cast<uint16_t>(col[i]);
   });
@@ -100,6 +100,18 @@ void bank_order_into(const int32_t* cols, int64_t len, int32_t* out, std::vector
       for (int64_t i = 0; i < kEllBankGroups; ++i) {
         const int64_t p = b * kBlock + i * kEllRowAlign + e;
         if (p < len) set[size++] = p;
+      }
+      if (done < rainbows && size == kEllBankGroups) {
+        // A full rainbow: every class has entries left (rainbows <= the smallest class), the
+        // greedy takes one of each, and the sort below orders them by residue 0 4 1 5 2 6 3 7;
+        // every class loses one entry, so the rank keeps its order.
+        constexpr int kRainbowOrder[kEllBankGroups] = {0, 4, 1, 5, 2, 6, 3, 7};
+        for (int i = 0; i < kEllBankGroups; ++i) {
+          const int res = kRainbowOrder[i];
+          out[set[i]] = scratch[static_cast<size_t>(first[res] + next[res]++)];
+        }
+        ++done;
+        continue;
       }
       int taken[kEllBankGroups] = {};
       int32_t entry[kEllBankGroups];
@@ -224,8 +236,14 @@ EllLayout start_layout(int64_t rows, int64_t cols, int64_t nnz, const std::vecto
     out.row_len[r] = static_cast<int32_t>(std::min<int64_t>(len[r], out.width));
     out.overflow += len[r] - out.row_len[r];
   }
-  out.col.assign(static_cast<size_t>(out.slots() + kEllArrayPad), 0);
-  out.src_slot.assign(out.col.size(), -1);
+  // Not zeroed here: lay_out_row writes every slot of its row (padding included) and the tail's,
+  // in parallel; the overrun pad is written here.
+  out.col.resize(static_cast<size_t>(out.slots() + kEllArrayPad));
+  out.src_slot.resize(out.col.size());
+  for (int64_t i = out.slots(); i < out.slots() + kEllArrayPad; ++i) {
+    out.col[i] = 0;
+    out.src_slot[i] = -1;
+  }
   if (out.overflow > 0) {
     out.tail_ptr.assign(static_cast<size_t>(rows) + 1, 0);
     for (int64_t r = 0; r < rows; ++r)
@@ -256,6 +274,10 @@ void lay_out_row(EllLayout& out, int64_t r, int64_t len, RowWork& w) {
     SPX_EXPECTS(w.slot[e] <= INT32_MAX, SPX_STATUS_INTERNAL_ERROR,
                 "a value slot beyond the ELL plan's 32-bit slot map");
     out.src_slot[at] = static_cast<int32_t>(w.slot[e]);
+  }
+  for (int64_t j = kept; j < out.stride; ++j) {  // the row's padding: value 0, column 0
+    out.col[r * out.stride + j] = 0;
+    out.src_slot[r * out.stride + j] = -1;
   }
 }
 

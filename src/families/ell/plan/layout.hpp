@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "formats/to_csr.hpp"
+#include "runtime/host_vector.hpp"
 
 namespace spx::plan {
 
@@ -45,14 +46,14 @@ struct EllLayout {
   bool index16 = false;             ///< columns fit 16 bits (cols <= 65536)
   std::vector<int32_t> row_len;     ///< rows: entries of row r in the ELL part
   std::vector<int32_t> tail_ptr;    ///< rows + 1 when overflow > 0, else empty
-  std::vector<int32_t> col;         ///< slots() + kEllArrayPad: column of every plan slot
-  std::vector<int32_t> src_slot;    ///< same length: the user's value slot, -1 for padding
+  HostVector<int32_t> col;          ///< slots() + kEllArrayPad: column of every plan slot
+  HostVector<int32_t> src_slot;     ///< same length: the user's value slot, -1 for padding
 
   int64_t ell_slots() const { return rows * stride; }
   int64_t slots() const { return ell_slots() + overflow; }
   int64_t padding() const { return ell_slots() - (nnz - overflow); }
   /// The columns narrowed to 16 bits (index16 must be true).
-  std::vector<uint16_t> col16() const;
+  HostVector<uint16_t> col16() const;
 };
 
 /// Padding of an ELL part of `width` slots per row over rows of the given lengths.

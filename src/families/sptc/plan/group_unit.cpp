@@ -58,21 +58,24 @@ const Quads& quads() {
   return q;
 }
 
-/// Per-thread tables indexed by a 16-bit position set, valid when their stamp equals `gen`
-/// (no clearing between searches).
+/// Per-thread tables indexed by a 16-bit position set. The split memo is valid when its stamp
+/// equals `gen` (no clearing between searches); the compatible groups of the current search are
+/// one bit each (8 KiB, cache-resident for the search's many lookups), cleared after it.
 struct Scratch {
-  std::vector<uint32_t> compat_stamp = std::vector<uint32_t>(1u << kUnit, 0);
+  std::vector<uint64_t> compat = std::vector<uint64_t>((1u << kUnit) / 64, 0);
   std::vector<uint32_t> split_stamp = std::vector<uint32_t>(1u << kUnit, 0);
   std::vector<uint16_t> split_first = std::vector<uint16_t>(1u << kUnit, 0);  ///< 0 = no split
   uint32_t gen = 0;
   uint32_t next() {
     if (++gen == 0) {  // wrapped: forget everything once
-      std::fill(compat_stamp.begin(), compat_stamp.end(), 0);
       std::fill(split_stamp.begin(), split_stamp.end(), 0);
       gen = 1;
     }
     return gen;
   }
+  bool compatible(uint32_t g) const { return compat[g >> 6] >> (g & 63) & 1u; }
+  void set_compatible(uint32_t g) { compat[g >> 6] |= uint64_t{1} << (g & 63); }
+  void clear_compatible(uint32_t g) { compat[g >> 6] = 0; }
 };
 
 /// Residues modulo 8 covered by a position set.
@@ -91,7 +94,7 @@ uint16_t split_half(Scratch& s, uint32_t c) {
     for (int j = i + 1; j < 8 && !found; ++j)
       for (int k = j + 1; k < 8 && !found; ++k) {
         const uint32_t g = (1u << p[0]) | (1u << p[i]) | (1u << p[j]) | (1u << p[k]);
-        if (s.compat_stamp[g] == s.gen && s.compat_stamp[c ^ g] == s.gen)
+        if (s.compatible(g) && s.compatible(c ^ g))
           found = static_cast<uint16_t>(g);
       }
   s.split_stamp[c] = s.gen;
@@ -109,7 +112,7 @@ SptcUnitGrouping sptc_group_unit(const std::array<uint64_t, 16>& masks, uint32_t
                                  bool prefer_conflict_free, int64_t max_pair_checks) {
   thread_local Scratch s;
   const Quads& q = quads();
-  const uint32_t gen = s.next();
+  s.next();
 
   // Compatible 4-groups, and how often each position appears in one.
   thread_local std::vector<uint16_t> with0, without0;
@@ -131,7 +134,7 @@ SptcUnitGrouping sptc_group_unit(const std::array<uint64_t, 16>& masks, uint32_t
           const uint64_t md = masks[d];
           if ((ab_and & md) | (mc & md & ab_or)) continue;
           const uint16_t g = static_cast<uint16_t>((1u << a) | (1u << b) | (1u << c) | (1u << d));
-          s.compat_stamp[g] = gen;
+          s.set_compatible(g);
           (a == 0 ? with0 : without0).push_back(g);
           ++appearances[a];
           ++appearances[b];
@@ -165,7 +168,7 @@ SptcUnitGrouping sptc_group_unit(const std::array<uint64_t, 16>& masks, uint32_t
     // are enumerated directly instead of filtering all of without0: the 16 conflict-free
     // completions of gi sorted by their rank, or the 4-subsets of gi's complement in
     // lexicographic order (or without0 itself filtered, when it is short); compatible ones
-    // (compat_stamp) are exactly those of without0, as no partner holds position 0 (gi does).
+    // (s.compatible) are exactly those of without0, as no partner holds position 0 (gi does).
     uint16_t partners[495];
     for (uint16_t gi : with0) {
       if (only_free && popcount64(residues(gi)) != popcount64(gi)) continue;
@@ -173,7 +176,7 @@ SptcUnitGrouping sptc_group_unit(const std::array<uint64_t, 16>& masks, uint32_t
       if (only_free) {
         // One of {r, r + 8} for every residue r that gi does not cover.
         for (uint16_t g : q.completions[~residues(gi) & 0xFFu])
-          if (s.compat_stamp[g] == gen) partners[count++] = g;
+          if (s.compatible(g)) partners[count++] = g;
       } else if (without0.size() <= kScanBelow) {
         for (uint16_t g : without0)
           if (!(g & gi)) partners[count++] = g;
@@ -186,7 +189,7 @@ SptcUnitGrouping sptc_group_unit(const std::array<uint64_t, 16>& masks, uint32_t
             for (int d = b + 1; d < nc; ++d)
               for (int e = d + 1; e < nc; ++e) {
                 const uint32_t g = (1u << c[a]) | (1u << c[b]) | (1u << c[d]) | (1u << c[e]);
-                if (s.compat_stamp[g] == gen) partners[count++] = static_cast<uint16_t>(g);
+                if (s.compatible(g)) partners[count++] = static_cast<uint16_t>(g);
               }
       }
       for (int x = 0; x < count; ++x) {
@@ -209,6 +212,8 @@ SptcUnitGrouping sptc_group_unit(const std::array<uint64_t, 16>& masks, uint32_t
     }
     r.pair_checks += checks;
   }
+  for (uint16_t g : with0) s.clear_compatible(g);
+  for (uint16_t g : without0) s.clear_compatible(g);
   if (r.found) return r;
 
   // Least compatible real column: fewest compatible groups, then most nonzeros, then highest.

@@ -135,17 +135,20 @@ SrbcrsLayout srbcrs_build_structure(const BcrsView& a, const SrbcrsConfig& cfg) 
     start += (count + s - 1) / s * s;
   }
   l.row_ptr[2 * vrows] = static_cast<int32_t>(start);
-  l.col.assign(static_cast<size_t>(slots), kSrbcrsPadCol);
-  l.vec_map.assign(static_cast<size_t>(slots), -1);
+  // Not pre-filled: every row writes all of its slots, padding included (a row's slots are whole
+  // strides, multiples of 8, so the 4-bit shuffle stays inside them).
+  l.col.resize(static_cast<size_t>(slots));
+  l.vec_map.resize(static_cast<size_t>(slots));
   parallel::for_chunks(vrows, 64, [&](int64_t i0, int64_t i1) {
     for (int64_t i = i0; i < i1; ++i) {
       const int64_t first = a.block_row_ptr[i];
       const int64_t count = int64_t{a.block_row_ptr[i + 1]} - first;
-      const int64_t row_start = l.row_ptr[2 * i];
-      for (int64_t j = 0; j < count; ++j) {
+      const int64_t row_start = l.row_ptr[2 * i], row_end = l.row_ptr[2 * i + 2];
+      for (int64_t j = 0; j < row_end - row_start; ++j) {
         const int64_t slot = row_start + j;
-        l.vec_map[slot] = static_cast<int32_t>(first + j);
-        l.col[srbcrs_load_position(l, slot)] = a.block_col[first + j];
+        const bool real = j < count;
+        l.vec_map[slot] = real ? static_cast<int32_t>(first + j) : -1;
+        l.col[srbcrs_load_position(l, slot)] = real ? a.block_col[first + j] : kSrbcrsPadCol;
       }
     }
   });

@@ -67,6 +67,8 @@
 #include "formats/host_formats.hpp"
 #include "spx/spx_types.h"
 
+#include "runtime/host_vector.hpp"
+
 namespace spx::plan {
 
 /// Column index of padding slots. The kernel may clamp it to row 0 (the A values of the slot are
@@ -107,8 +109,8 @@ struct SrbcrsLayout {
   int64_t slots = 0;             ///< row_ptr[2R]: real + padding slots, a multiple of stride
   int64_t padding_slots = 0;     ///< slots - num_vectors
   std::vector<int32_t> row_ptr;  ///< 2R + 1 (device)
-  std::vector<int32_t> col;      ///< slots, load order, kSrbcrsPadCol for padding (device)
-  std::vector<int32_t> vec_map;  ///< slots, natural order: user vector index or -1 (host only)
+  HostVector<int32_t> col;       ///< slots, load order, kSrbcrsPadCol for padding (device)
+  HostVector<int32_t> vec_map;   ///< slots, natural order: user vector index or -1 (host only)
   std::vector<uint8_t> values;   ///< storage_bytes(type, slots * V), stride-major (device)
 
   int64_t elements() const { return slots * vec_len; }
