@@ -158,6 +158,26 @@ SptcUnitGrouping sptc_group_unit(const std::array<uint64_t, 16>& masks, uint32_t
     if (count > 8) feasible = false;
   }
 
+  // Then whether any grouping exists at all, by the lowest-position rule (g1 holds position 0,
+  // g2 the lowest position g1 leaves, the last 8 split_half): the searches below only find
+  // groupings, so without one they fail whatever their budget, and are skipped. without0 is in
+  // lexicographic order, so the groups whose lowest position is l are one run of it.
+  if (feasible) {
+    size_t run[kUnit + 1];
+    for (int l = 0, i = 0; l <= kUnit; ++l) {
+      while (i < static_cast<int>(without0.size()) && lowest_bit(without0[i]) < l) ++i;
+      run[l] = static_cast<size_t>(i);
+    }
+    bool any = false;
+    for (size_t a = 0; a < with0.size() && !any; ++a) {
+      const uint32_t rest = kAll & ~static_cast<uint32_t>(with0[a]);
+      const int l = lowest_bit(rest);
+      for (size_t i = run[l]; i < run[l + 1] && !any; ++i)
+        any = !(without0[i] & with0[a]) && split_half(s, rest & ~static_cast<uint32_t>(without0[i]));
+    }
+    feasible = any;
+  }
+
   SptcUnitGrouping r;
   const int passes = !feasible ? 0 : prefer_conflict_free ? 2 : 1;
   for (int pass = 0; pass < passes && !r.found; ++pass) {
