@@ -11,6 +11,7 @@
 
 #include "runtime/error.hpp"
 #include "runtime/host_vector.hpp"
+#include "runtime/parallel.hpp"
 
 namespace spx::device {
 
@@ -119,6 +120,12 @@ Buffer upload(const std::vector<T, Alloc>& host, cudaStream_t stream) {
 template <class T>
 HostVector<T> download(const void* dev, int64_t count, cudaStream_t stream) {
   HostVector<T> host(static_cast<size_t>(count));
+  // The fresh pages are touched in parallel first: the copy into pageable memory would otherwise
+  // take every first-touch page fault on one thread.
+  constexpr int64_t kPage = 4096 / sizeof(T) > 0 ? 4096 / sizeof(T) : 1;
+  parallel::for_chunks((count + kPage - 1) / kPage, 256, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) host[static_cast<size_t>(p * kPage)] = T{};
+  });
   if (count > 0) {
     check(cudaMemcpyAsync(host.data(), dev, host.size() * sizeof(T), cudaMemcpyDeviceToHost,
                           stream),
