@@ -158,22 +158,31 @@ SptcUnitGrouping sptc_group_unit(const std::array<uint64_t, 16>& masks, uint32_t
     if (count > 8) feasible = false;
   }
 
-  // Then whether any grouping exists at all, by the lowest-position rule (g1 holds position 0,
-  // g2 the lowest position g1 leaves, the last 8 split_half): the searches below only find
-  // groupings, so without one they fail whatever their budget, and are skipped. without0 is in
-  // lexicographic order, so the groups whose lowest position is l are one run of it.
+  // Then whether any grouping exists at all: the searches below only find groupings, so
+  // without one they fail whatever their budget, and are skipped. Every grouping has exactly one
+  // group holding a given position, so the test pivots on the position in the fewest compatible
+  // groups, then on the rarest position left, and asks split_half for the last 8 (exact, and
+  // short where some position has few partners, as in the units that fail).
   if (feasible) {
-    size_t run[kUnit + 1];
-    for (int l = 0, i = 0; l <= kUnit; ++l) {
-      while (i < static_cast<int>(without0.size()) && lowest_bit(without0[i]) < l) ++i;
-      run[l] = static_cast<size_t>(i);
-    }
+    thread_local std::vector<uint16_t> by_position[kUnit];
+    for (auto& list : by_position) list.clear();
+    for (const std::vector<uint16_t>* groups : {&with0, &without0})
+      for (uint16_t g : *groups)
+        for (uint32_t m = g; m; m &= m - 1) by_position[lowest_bit(m)].push_back(g);
+    int rank[kUnit];
+    for (int i = 0; i < kUnit; ++i) rank[i] = i;
+    std::stable_sort(rank, rank + kUnit, [&](int x, int y) { return appearances[x] < appearances[y]; });
     bool any = false;
-    for (size_t a = 0; a < with0.size() && !any; ++a) {
-      const uint32_t rest = kAll & ~static_cast<uint32_t>(with0[a]);
-      const int l = lowest_bit(rest);
-      for (size_t i = run[l]; i < run[l + 1] && !any; ++i)
-        any = !(without0[i] & with0[a]) && split_half(s, rest & ~static_cast<uint32_t>(without0[i]));
+    for (uint16_t g1 : by_position[rank[0]]) {
+      const uint32_t rest = kAll & ~static_cast<uint32_t>(g1);
+      int pivot = 0;
+      while (!(rest >> rank[pivot] & 1u)) ++pivot;
+      for (uint16_t g2 : by_position[rank[pivot]])
+        if (!(g2 & g1) && split_half(s, rest & ~static_cast<uint32_t>(g2))) {
+          any = true;
+          break;
+        }
+      if (any) break;
     }
     feasible = any;
   }
