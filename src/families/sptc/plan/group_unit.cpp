@@ -158,12 +158,13 @@ SptcUnitGrouping sptc_group_unit(const std::array<uint64_t, 16>& masks, uint32_t
     if (count > 8) feasible = false;
   }
 
-  // Then whether any grouping exists at all: the searches below only find groupings, so
-  // without one they fail whatever their budget, and are skipped. Every grouping has exactly one
-  // group holding a given position, so the test pivots on the position in the fewest compatible
-  // groups, then on the rarest position left, and asks split_half for the last 8 (exact, and
-  // short where some position has few partners, as in the units that fail).
-  if (feasible) {
+  // Whether any grouping exists at all: the searches below only find groupings, so without one
+  // they fail whatever their budget. Asked before the all-pairs pass (the conflict-free pass is
+  // short and finds most groupings first). Every grouping has exactly one group holding a given
+  // position, so the test pivots on the position in the fewest compatible groups, then on the
+  // rarest position left, and asks split_half for the last 8 (exact, and short where some
+  // position has few partners, as in the units that fail).
+  auto any_grouping = [&]() {
     thread_local std::vector<uint16_t> by_position[kUnit];
     for (auto& list : by_position) list.clear();
     for (const std::vector<uint16_t>* groups : {&with0, &without0})
@@ -171,26 +172,23 @@ SptcUnitGrouping sptc_group_unit(const std::array<uint64_t, 16>& masks, uint32_t
         for (uint32_t m = g; m; m &= m - 1) by_position[lowest_bit(m)].push_back(g);
     int rank[kUnit];
     for (int i = 0; i < kUnit; ++i) rank[i] = i;
-    std::stable_sort(rank, rank + kUnit, [&](int x, int y) { return appearances[x] < appearances[y]; });
-    bool any = false;
+    std::stable_sort(rank, rank + kUnit,
+                     [&](int x, int y) { return appearances[x] < appearances[y]; });
     for (uint16_t g1 : by_position[rank[0]]) {
       const uint32_t rest = kAll & ~static_cast<uint32_t>(g1);
       int pivot = 0;
       while (!(rest >> rank[pivot] & 1u)) ++pivot;
       for (uint16_t g2 : by_position[rank[pivot]])
-        if (!(g2 & g1) && split_half(s, rest & ~static_cast<uint32_t>(g2))) {
-          any = true;
-          break;
-        }
-      if (any) break;
+        if (!(g2 & g1) && split_half(s, rest & ~static_cast<uint32_t>(g2))) return true;
     }
-    feasible = any;
-  }
+    return false;
+  };
 
   SptcUnitGrouping r;
   const int passes = !feasible ? 0 : prefer_conflict_free ? 2 : 1;
   for (int pass = 0; pass < passes && !r.found; ++pass) {
     const bool only_free = prefer_conflict_free && pass == 0;
+    if (!only_free && !any_grouping()) break;
     int64_t checks = 0;
     // The partners gj of gi are the groups of without0 disjoint from gi (conflict-free pass:
     // whose union with gi is a conflict-free half), in without0's (lexicographic) order. They
