@@ -5,7 +5,8 @@
 # each GPU test under compute-sanitizer memcheck, racecheck, initcheck and synccheck (each with
 # --error-exitcode 1), on the Catch2 filter sanitize_filter gives the binary (default: all its
 # tests; the slow suites a subset that still reaches every kernel path at small sizes);
-# --tools "memcheck racecheck" picks fewer tools.
+# --tools "memcheck racecheck" picks fewer tools; --jobs N runs N sanitized binaries at once,
+# --sanitize-timeout S stops each after S seconds (a FAIL), --sanitize-only skips the plain runs.
 # --bench "ARGS" runs `spx-bench ARGS` instead of `all --quick` (e.g. --bench "nm --csv $OUT/nm.csv").
 # Logs go to ./gpu-logs; when $OUT is set (the device tool), they are also packed into
 # $OUT/gpu-logs.tar.gz together with the summary in $OUT/summary.txt (few files come back).
@@ -16,8 +17,10 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 art=gpu-artifacts
 logs=gpu-logs
-mkdir -p "$logs"
 sanitize=0
+sanitize_only=0
+jobs=1
+sanitize_timeout=0
 tools="memcheck racecheck initcheck synccheck"
 bench_args="all --quick"
 only=.
@@ -25,13 +28,20 @@ while [ $# -gt 0 ]; do
   case $1 in
     --sanitize) sanitize=1; shift ;;
     --tools) tools=$2; shift 2 ;;
+    --jobs) jobs=$2; shift 2 ;;
+    --sanitize-timeout) sanitize_timeout=$2; shift 2 ;;
+    --sanitize-only) sanitize=1; sanitize_only=1; bench_args=""; shift ;;
+    --logs) logs=$2; shift 2 ;;
     --bench) bench_args=$2; shift 2 ;;
     --no-bench) bench_args=""; shift ;;
     --artifacts) art=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
-    *) echo "usage: $0 [--sanitize [--tools LIST]] [--bench ARGS | --no-bench] [--artifacts DIR] [--only REGEX]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--sanitize [--tools LIST] [--jobs N] [--sanitize-timeout S] [--sanitize-only]] [--bench ARGS | --no-bench] [--artifacts DIR] [--only REGEX] [--logs DIR]" >&2; exit 2 ;;
   esac
 done
+mkdir -p "$logs"
+# a second run with its own --logs folder writes its files to $OUT beside the first's
+suffix=""; [ "$logs" != gpu-logs ] && suffix="-$(basename "$logs")"
 export LD_LIBRARY_PATH="$PWD/$art/lib:${LD_LIBRARY_PATH:-}"
 if [ -d "$art/data" ] && [ ! -d dlmc ]; then
   for f in "$art"/data/*.tar.xz; do tar -xJf "$f" -C . ; done
@@ -52,12 +62,16 @@ run() {  # run NAME CMD...: runs, logs, records pass/fail
   if [ $rc -eq 0 ]; then
     summary+=("PASS  $name ($((SECONDS - start)) s) $tail_line")
   else
-    summary+=("FAIL  $name (rc $rc) $tail_line")
+    summary+=("FAIL  $name (rc $rc, $((SECONDS - start)) s) $tail_line")
     failed=1
     tail -n 40 "$log"
   fi
+  # as it goes, so that a call stopped at its time limit still brings back what finished
+  [ -n "${OUT:-}" ] && printf '%s\n' "${summary[-1]}" >> "$OUT/progress$suffix.txt"
+  return 0
 }
 
+if [ $sanitize_only = 0 ]; then
 for t in "$art"/bin/cpu/test_*; do [[ $(basename "$t") =~ $only ]] || continue; run "cpu-$(basename "$t")" "$t"; done
 for t in "$art"/bin/gpu/test_*; do [[ $(basename "$t") =~ $only ]] || continue; run "gpu-$(basename "$t")" "$t"; done
 run quickstart "$art/bin/quickstart"
@@ -76,6 +90,7 @@ if [ -d "$art/python" ] && [[ python-bindings =~ $only ]]; then
     summary+=("SKIP  python-bindings (python3 has no pytest)")
   fi
 fi
+fi
 # The Catch2 test spec of a GPU binary's sanitized runs (into the array `filter`; empty: all its
 # tests). Exclusions are ANDed ("~NAME*"); names match case-insensitively, * is a wildcard.
 sanitize_filter() {
@@ -90,13 +105,30 @@ sanitize_filter() {
 }
 
 if [ $sanitize = 1 ]; then
+  # Each (tool, binary) pair runs in the background, at most $jobs at once; its summary line
+  # goes to a file, read back in order once all have finished.
+  pairs=()
   for t in "$art"/bin/gpu/test_*; do
     name=$(basename "$t")
     [[ $name =~ $only ]] || continue
+    for tool in $tools; do pairs+=("$tool-$name"); done
+  done
+  limit=()
+  [ "$sanitize_timeout" != 0 ] && limit=(timeout "$sanitize_timeout")
+  for pair in "${pairs[@]}"; do
+    tool=${pair%%-*}; name=${pair#*-}
     sanitize_filter "$name"
-    for tool in $tools; do
-      run "$tool-$name" compute-sanitizer --tool "$tool" --error-exitcode 1 "$t" ${filter[@]+"${filter[@]}"}
-    done
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+    ( summary=(); failed=0
+      run "$pair" ${limit[@]+"${limit[@]}"} compute-sanitizer --tool "$tool" --error-exitcode 1 \
+        "$art/bin/gpu/$name" ${filter[@]+"${filter[@]}"} >/dev/null
+      printf '%s\n' "${summary[0]}" > "$logs/.result-$pair" ) &
+  done
+  wait
+  for pair in "${pairs[@]}"; do
+    line=$(cat "$logs/.result-$pair" 2>/dev/null || echo "FAIL  $pair (no result)")
+    summary+=("$line")
+    [[ $line == FAIL* ]] && failed=1
   done
 fi
 if [ -n "$bench_args" ]; then
@@ -108,7 +140,7 @@ fi
 echo "==================== summary"
 printf '%s\n' "${summary[@]}"
 if [ -n "${OUT:-}" ]; then
-  printf '%s\n' "${summary[@]}" > "$OUT/summary.txt"
-  tar -czf "$OUT/gpu-logs.tar.gz" "$logs"
+  printf '%s\n' "${summary[@]}" > "$OUT/summary$suffix.txt"
+  tar -czf "$OUT/gpu-logs$suffix.tar.gz" "$logs"
 fi
 exit $failed
