@@ -238,7 +238,7 @@ TEST_CASE("ELL decode staging (rotated copy, half chunks, column parts): k and n
       }
 }
 
-TEST_CASE("ELL decode staging, column-major B: register-transposed 16-byte columns, k and n tails",
+TEST_CASE("ELL decode staging with column-major B: register-transposed 16-byte columns; k and n tails",
           "[ell]") {
   // Column-major B (a framework's activations X^T) whose columns are 16-byte aligned is staged
   // in tiles of 16 B x 16 B, transposed in registers, with the last k mod (16 / element) rows
