@@ -165,6 +165,10 @@ TEST_CASE("spxSpMM_execute refuses bad arguments", "[api][any_n]") {
   CHECK_SPX_INVALID(spxSpMM_execute(h.get(), p, 8, &one, B, kK - 1, &zero, C, ldc, ws.get()));
   CHECK_SPX_INVALID(spxSpMM_execute(h.get(), p, 8, &one, B, ldb, &zero, C, kM - 1, ws.get()));
   CHECK_SPX_INVALID(spxSpMM_execute(h.get(), p, 8, &one, nullptr, ldb, &zero, C, ldc, ws.get()));
+  // A leading dimension whose last column's byte offset overflows int64 (a fault if accepted).
+  const int64_t huge_ld = int64_t{1} << 61;
+  CHECK_SPX_INVALID(spxSpMM_execute(h.get(), p, 8, &one, B, huge_ld, &zero, C, ldc, ws.get()));
+  CHECK_SPX_INVALID(spxSpMM_execute(h.get(), p, 8, &one, B, ldb, &zero, C, huge_ld, ws.get()));
   CHECK_SPX_INVALID(spxSpMM_execute(h.get(), p, 8, &one, static_cast<char*>(B) + 1, ldb, &zero,
                                     C, ldc, ws.get()));
   std::vector<uint16_t> host_b(static_cast<size_t>(kK * 16));
