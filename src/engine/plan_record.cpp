@@ -210,6 +210,10 @@ void read_payload(serial::Reader& rd, PlanRecord& r) {
     e.info = read_info(rd);
     r.prepared.push_back(e);
   }
+  SPX_CHECK_ARG(r.prepared[static_cast<size_t>(r.analyzed)].n_hi == r.c.cols,
+                "%s is invalid: the analyzed prepared n (%lld) is not C's columns (%lld)", kWhat,
+                static_cast<long long>(r.prepared[static_cast<size_t>(r.analyzed)].n_hi),
+                static_cast<long long>(r.c.cols));
   SPX_CHECK_ARG(r.max_n == -1 || r.max_n == r.prepared.back().n_hi,
                 "%s is invalid: max_n %lld is not -1 or the largest prepared n", kWhat,
                 static_cast<long long>(r.max_n));

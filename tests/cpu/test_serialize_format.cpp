@@ -171,6 +171,12 @@ TEST_CASE("a valid checksum over inconsistent fields names the field", "[seriali
   CHECK(status_of(b, b.size(), &msg) == SPX_STATUS_INVALID_VALUE);
   CHECK(contains(msg, "route"));
 
+  Sample v;
+  v.r.analyzed = 0;  // the analyzed entry is n 8, C has 16 columns
+  b = v.bytes();
+  CHECK(status_of(b, b.size(), &msg) == SPX_STATUS_INVALID_VALUE);
+  CHECK(contains(msg, "analyzed"));
+
   Sample u;
   u.r.prepared[1].n_hi = 8;  // not ascending
   b = u.bytes();
