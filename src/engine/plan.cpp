@@ -1,6 +1,7 @@
 #include "engine/plan.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "engine/autotune.hpp"
 #include "engine/operand_checks.hpp"
@@ -28,6 +29,7 @@ std::unique_ptr<spxPlan> new_plan(const spxContext& h, Operation op, spxDataType
   auto p = std::make_unique<spxPlan>();
   p->op = op;
   p->device = h.device;
+  p->made_on = h;
   p->compute_type = compute_type;
   p->sparse = SparseSignature::of(sparse);
   p->dense_in = DenseSignature::of(dense_in);
@@ -55,6 +57,11 @@ std::unique_ptr<spxPlan> analyze_spmm(const spxContext& h, const spxSpMatDescr& 
   check_dense(C, "C");
   auto p = new_plan(h, Operation::SpMM, compute_type, A, B, C);
   const dispatch::Switches switches = engine::read_switches();
+  p->b_ld = B.ld;
+  p->c_ld = C.ld;
+  p->b_align = static_cast<int32_t>(reinterpret_cast<uintptr_t>(B.values) % 256);
+  p->options = options;
+  p->switches = switches.entries();
   // The sparse family, then per prepared n the route decision (and SPX_PLAN_OPTION_AUTOTUNE at
   // the analyzed n): engine/prepared.cpp, engine/route.cpp.
   engine::prepare_spmm({h, A, B, C, compute_type, options, switches}, alg, *p);

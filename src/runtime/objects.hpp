@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/device.hpp"
@@ -135,6 +137,14 @@ struct spxPlan {
   /// dense route's (null unless some n takes it).
   std::shared_ptr<spx::dispatch::SpmmKernelPlan> sparse_source, dense_source;
   std::unique_ptr<spx::dispatch::SddmmKernelPlan> sddmm;
+  /// What a serialized SpMM plan needs to make its decisions again (engine/serialize.cpp): the
+  /// analyzed B's and C's leading dimensions, B's address modulo 256 (its alignment), the
+  /// analyze options and the SPX_* switches analyze read.
+  int64_t b_ld = 0, c_ld = 0;
+  int32_t b_align = 0;
+  spxContext made_on;  ///< the device the decisions were made for (its stream is not used)
+  spxPlanOptions options;
+  std::vector<std::pair<std::string, std::string>> switches;
   /// The streams the plan's work was queued on (analyze, executes, value updates): destroying
   /// the plan waits for that work only, in stream order, never for the whole device.
   mutable spx::device::UseTracker uses;

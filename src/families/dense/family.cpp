@@ -7,6 +7,7 @@
 #include "families/dense/kernels/cublas.hpp"
 #include "families/dense/kernels/densify.hpp"
 #include "families/dense/plan/gemm.hpp"
+#include "families/record.hpp"
 #include "families/structure.hpp"
 #include "runtime/dtype.hpp"
 
@@ -53,6 +54,27 @@ class DenseSpmm final : public SpmmKernelPlan {
     }
     update_values(p.h, p.A);
     device::check(cudaStreamSynchronize(p.h.stream), "densifying A into the plan");
+  }
+
+  /// A loaded plan (serialized): the dense copy and densify map of `r`.
+  DenseSpmm(const SpmmProblem& p, const plan::DenseRecord& r)
+      : layout_(layout_for(p, p.B.cols)), type_(r.type), tf32_(r.tf32),
+        a_(std::make_shared<DenseA>()) {
+    set_operands(p);
+    device::check(kernels::dense::densify_load(), "loading the densify kernel");
+    a_->entries = r.entries;
+    a_->pos = device::upload_bytes(r.pos.data, r.pos.bytes, p.h.stream);
+    a_->slot = device::upload_bytes(r.slot.data, r.slot.bytes, p.h.stream);
+    a_->dense = device::upload_bytes(r.dense.data, r.dense.bytes, p.h.stream);
+  }
+
+  void save(FamilyRecord& out) const override {
+    plan::DenseRecord r;
+    r.type = type_, r.tf32 = tf32_, r.rows = m_, r.cols = k_, r.entries = a_->entries;
+    r.pos = {a_->pos.get(), a_->pos.bytes()};
+    r.slot = {a_->slot.get(), a_->slot.bytes()};
+    r.dense = {a_->dense.get(), a_->dense.bytes()};
+    out.v = r;
   }
 
   void run(const spxContext& h, const SpmmCall& call) const override {
@@ -181,6 +203,14 @@ plan::GemmSize dense_gemm_size(const SpmmProblem& p, bool tf32) {
            : tf32                ? plan::GemmMath::Tf32
                                  : plan::GemmMath::Fp32;
   return g;
+}
+
+std::unique_ptr<SpmmKernelPlan> load_dense_spmm(const SpmmProblem& p, const plan::DenseRecord& r) {
+  SPX_EXPECTS(r.rows == p.A.rows && r.cols == p.A.cols && r.type == p.A.type &&
+                  r.tf32 == tf32_for(p),
+              SPX_STATUS_INVALID_VALUE,
+              "serialized plan is invalid: its dense record is not A's shape and type");
+  return std::make_unique<DenseSpmm>(p, r);
 }
 
 std::unique_ptr<SpmmKernelPlan> build_dense_spmm(const SpmmProblem& p, spxPlanInfo_t& info) {

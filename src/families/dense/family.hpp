@@ -7,6 +7,7 @@
 
 #include "families/dense/plan/roofline.hpp"
 #include "families/family.hpp"
+#include "families/dense/plan/serialize.hpp"
 
 namespace spx::dispatch {
 
@@ -23,4 +24,6 @@ std::unique_ptr<SpmmKernelPlan> build_dense_spmm(const SpmmProblem& p, spxPlanIn
 /// when `tf32` (fp32 inputs only).
 plan::GemmSize dense_gemm_size(const SpmmProblem& p, bool tf32);
 
+/// The dense route of a serialized record (engine/serialize): its dense copy of A.
+std::unique_ptr<SpmmKernelPlan> load_dense_spmm(const SpmmProblem& p, const plan::DenseRecord& r);
 }  // namespace spx::dispatch

@@ -96,7 +96,7 @@ class NativeLinear:
     them; the plan packs its own copy at analyze and at update_values)."""
 
     def __init__(self, fmt: str, arrays: dict, params: dict, shape, dtype, scale, device,
-                 dense_route: DenseRoute = DenseRoute.AUTO):
+                 dense_route: DenseRoute = DenseRoute.AUTO, saved_plan: bytes | None = None):
         self.out_features, self.in_features = int(shape[0]), int(shape[1])
         self.device = device
         self.index = device.index or 0  # a CUDA tensor's device always names its index
@@ -108,6 +108,7 @@ class NativeLinear:
         self.dense_route = DenseRoute(dense_route)
         self.A = make_matrix(fmt, arrays, shape, params)
         self.last_n = 1
+        self._saved_plan = saved_plan
         self._analyze()
         self._one, self._zero_h = ctypes.c_float(1.0), ctypes.c_float(0.0)
         self._alpha_ptr = ctypes.addressof(self._one)
@@ -118,7 +119,10 @@ class NativeLinear:
         self._thread_handle = (None, None)  # (thread id, its handle): replaced as one object
 
     def _analyze(self) -> None:
-        """One plan for every batch size, its workspace, and the hot path's pointers."""
+        """One plan for every batch size, its workspace, and the hot path's pointers; with a
+        saved plan (bytes of SpMMPlan.save over the same weight), that plan loaded on this
+        layer's device instead of a new analyze."""
+        saved_plan, self._saved_plan = self._saved_plan, None
         self._execute = function("spxSpMM_execute")  # a library without it says so here
         h = thread_handle(self.index, False)
         h._set(current_stream(self.index))
@@ -127,16 +131,33 @@ class NativeLinear:
             b_dtype = torch.int8 if self.int8 else self.in_dtype
             B = torch.zeros(_ANALYZE_N, k, dtype=b_dtype, device=self.device)
             C = torch.zeros(_ANALYZE_N, m, dtype=self.c_dtype, device=self.device)
-            # X^T and Y^T: column-major views (order given: one column is ambiguous).
-            with PlanOptions(max_n=-1, dense_route=self.dense_route) as opts:
-                self.plan = SpMMPlan(self.A, Dense(B.t(), order=Order.COL),
-                                     Dense(C.t(), order=Order.COL), handle=h, out_dtype=None,
-                                     out_order=None, compute_type=None, alg=SpMMAlg.DEFAULT,
-                                     options=opts)
+            if saved_plan is not None:
+                self.plan = SpMMPlan.load(saved_plan, handle=h, A=self.A)
+                self._check_loaded(m, k)
+            else:
+                # X^T and Y^T: column-major views (order given: one column is ambiguous).
+                with PlanOptions(max_n=-1, dense_route=self.dense_route) as opts:
+                    self.plan = SpMMPlan(self.A, Dense(B.t(), order=Order.COL),
+                                         Dense(C.t(), order=Order.COL), handle=h, out_dtype=None,
+                                         out_order=None, compute_type=None,
+                                         alg=SpMMAlg.DEFAULT, options=opts)
             ws = self.plan.workspace_bytes
             self.workspace = torch.empty(ws, dtype=torch.uint8, device=self.device) if ws else None
         self._plan_ptr = self.plan.ptr.value
         self._ws_ptr = self.workspace.data_ptr() if self.workspace is not None else None
+
+    def _check_loaded(self, m: int, k: int) -> None:
+        """A loaded plan must be one this layer would analyze: its shape, output order and any
+        batch size."""
+        p = self.plan
+        if p.shape != (m, k) or p.out_order != Order.COL or p.info.max_n != -1:
+            p.close()
+            raise InvalidValueError(f"the saved plan ({p.shape[0]} x {p.shape[1]}, "
+                                    f"max_n {p.info.max_n}) is not this layer's ({m} x {k})")
+
+    def save(self) -> bytes:
+        """The plan as bytes (waits for the plan's queued work on torch's current stream)."""
+        return self.plan.save(handle=self._handle_for_update())
 
     # -- hot path
     def _handle(self) -> Handle:
