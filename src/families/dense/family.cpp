@@ -157,6 +157,9 @@ Refusal dense_can_implement(const SpmmProblem& p) {
     return strf("the dense route runs 32F, 16F and 16BF inputs only, not %s (integer products "
                 "stay on the sparse families)",
                 dtype::name(t));
+  if (p.options.any_epilogue())
+    return "the dense cuBLAS route runs no fused epilogue (SPX_PLAN_OPTION_EPILOGUE_ACTIVATION / "
+           "_BIAS / _SCALE); such a plan runs a sparse family";
   if (p.options.values_layout != SPX_VALUES_LAYOUT_NATIVE)
     return "the dense route reads A's values in the native layout only";
   for (const int64_t v : {p.A.rows, p.A.cols, p.B.cols, p.B.ld, p.C.ld})
