@@ -156,7 +156,8 @@ class SparseLinear(nn.Module):
         native = _native.NativeLinear(self.format, self._arrays(), self.params,
                                       (self.out_features, self.in_features), self._dtype,
                                       self.weight_scale, self.device,
-                                      DENSE_ROUTES[self.dense_route])
+                                      DENSE_ROUTES[self.dense_route],
+                                      bias=self._buffers.get("bias") is not None)
         _native.install(self._key, native)
 
     def _native(self):
