@@ -154,10 +154,14 @@ typedef enum spxPlanOption SPX_ENUM_INT {
    *     C[i, j] = act(alpha * scale[i] * (A * B)[i, j] + bias[i]) + beta * C_old[i, j]
    * computed in fp32 and rounded once to C's type (scale and bias: see
    * SPX_PLAN_OPTION_EPILOGUE_BIAS / _SCALE and spxPlanSetEpilogue). A plan with any epilogue
-   * option needs C of type 32F, 16F or 16BF (a 32I C is SPX_STATUS_NOT_SUPPORTED), runs a sparse
-   * family (SPX_DENSE_ROUTE_AUTO keeps the sparse route; SPX_DENSE_ROUTE_ALWAYS or
-   * SPX_SPMM_ALG_DENSE is SPX_STATUS_NOT_SUPPORTED: the dense cuBLAS route runs no epilogue).
-   * SDDMM plans take the defaults only (else SPX_STATUS_NOT_SUPPORTED).
+   * option needs C of type 32F, 16F or 16BF (a 32I C is SPX_STATUS_NOT_SUPPORTED). Every sparse
+   * family fuses it into the kernel that writes C. Where an n takes the dense cuBLAS route
+   * (SPX_PLAN_OPTION_DENSE_ROUTE), a call with beta = 0 given on the host runs the GEMM into C
+   * and then one epilogue kernel over C in place (a 16F / 16BF C is then rounded twice, as the
+   * dense route does with beta); any other call (beta != 0, or device pointer mode) runs the
+   * sparse family's decision for that n, which the plan keeps. SPX_SPMM_ALG_DENSE (no sparse
+   * decision to keep) with an epilogue is SPX_STATUS_NOT_SUPPORTED; SDDMM plans take the
+   * defaults only (else SPX_STATUS_NOT_SUPPORTED).
    */
   SPX_PLAN_OPTION_EPILOGUE_ACTIVATION = 5,
   /**

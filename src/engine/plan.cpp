@@ -7,6 +7,7 @@
 #include "engine/overrides.hpp"
 #include "engine/prepared.hpp"
 #include "engine/registry.hpp"
+#include "families/dense/family.hpp"
 #include "runtime/dtype.hpp"
 #include "runtime/elapsed.hpp"
 #include "runtime/log.hpp"
@@ -136,6 +137,19 @@ kernels::Epilogue epilogue_of(const spxPlan& plan) {
   return {e.bias, e.scale, e.activation, e.on ? 1 : 0};
 }
 
+namespace {
+
+/// What runs a call of the prepared decision e: its kernel plan, or, for a dense-routed n of a
+/// plan with an epilogue, the sparse family's decision when the dense route cannot take the call
+/// (beta != 0 or device scalars: families/dense/family.hpp).
+const dispatch::SpmmKernelPlan& runner(const spxContext& h, const PreparedN& e, const void* beta) {
+  if (e.sparse_for_epilogue && !dispatch::dense_takes_epilogue(h, beta))
+    return *e.sparse_for_epilogue;
+  return *e.spmm;
+}
+
+}  // namespace
+
 void run_spmm(const spxContext& h, const spxPlan& plan, const void* alpha, const spxDnMatDescr& B,
               const void* beta, const spxDnMatDescr& C, void* workspace) {
   const kernels::Epilogue epilogue = epilogue_of(plan);
@@ -143,7 +157,7 @@ void run_spmm(const spxContext& h, const spxPlan& plan, const void* alpha, const
   const int64_t top = plan.prepared.back().n_hi;
   if (n <= top) {
     const PreparedN& e = plan.prepared_for(n);
-    e.spmm->run(h, {alpha, beta, B, C, workspace, epilogue});
+    runner(h, e, beta).run(h, {alpha, beta, B, C, workspace, epilogue});
     log::trace("spxSpMM: %s, n = %lld, on stream %p", e.info.kernel, static_cast<long long>(n),
                static_cast<void*>(h.stream));
   } else {
@@ -152,7 +166,7 @@ void run_spmm(const spxContext& h, const spxPlan& plan, const void* alpha, const
     for (int64_t first = 0; first < n; first += top) {
       const int64_t cols = std::min(top, n - first);
       const spxDnMatDescr b = column_slice(B, first, cols), c = column_slice(C, first, cols);
-      plan.prepared_for(cols).spmm->run(h, {alpha, beta, b, c, workspace, epilogue});
+      runner(h, plan.prepared_for(cols), beta).run(h, {alpha, beta, b, c, workspace, epilogue});
     }
     log::trace("spxSpMM: %s, n = %lld in slices of %lld, on stream %p", e.info.kernel,
                static_cast<long long>(n), static_cast<long long>(top), static_cast<void*>(h.stream));

@@ -118,6 +118,10 @@ namespace spx {
 struct PreparedN {
   int64_t n_hi = 0;
   std::shared_ptr<dispatch::SpmmKernelPlan> spmm;
+  /// A plan with a fused epilogue whose n takes the dense route: the sparse family's decision
+  /// for the same n, run by the calls the dense route cannot take with the epilogue (beta != 0
+  /// or device scalars). Null otherwise.
+  std::shared_ptr<dispatch::SpmmKernelPlan> sparse_for_epilogue;
   spxPlanInfo_t info{};
 };
 }  // namespace spx

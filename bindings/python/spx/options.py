@@ -35,8 +35,8 @@ class PlanOptions(COwner):
     see SPX_PLAN_OPTION_MAX_N).
     activation, bias, scale: the SpMM plan's fused epilogue, C = act(alpha * scale[i] * (A @ B)
     + bias[i]) + beta * C in fp32 (spx.Activation; bias / scale: whether the plan takes a per-row
-    fp32 bias / scale, given after analyze by SpMMPlan.set_epilogue). Such a plan runs a sparse
-    family (never the dense route) and needs a float C."""
+    fp32 bias / scale, given after analyze by SpMMPlan.set_epilogue). Needs a float C; on the
+    dense route calls with beta != 0 run the sparse family (see SPX_PLAN_OPTION_EPILOGUE_ACTIVATION)."""
 
     _c_destroy = "spxDestroyPlanOptions"
 

@@ -2,11 +2,14 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 
 #include "families/dense/kernels/cublas.hpp"
 #include "families/dense/kernels/densify.hpp"
+#include "families/dense/kernels/epilogue.hpp"
 #include "families/dense/plan/gemm.hpp"
+#include "families/operands.hpp"
 #include "families/structure.hpp"
 #include "runtime/dtype.hpp"
 
@@ -30,6 +33,8 @@ class DenseSpmm final : public SpmmKernelPlan {
         a_(std::make_shared<DenseA>()) {
     set_operands(p);
     device::check(kernels::dense::densify_load(), "loading the densify kernel");
+    if (p.options.any_epilogue())
+      device::check(kernels::dense::epilogue_load(), "loading the dense route's epilogue kernel");
     const plan::DensifyMap map = plan::densify_map(csr, p.A.cols);
     a_->entries = static_cast<int64_t>(map.pos.size());
     a_->pos = device::upload(map.pos, p.h.stream);
@@ -82,8 +87,16 @@ class DenseSpmm final : public SpmmKernelPlan {
     g.alpha = static_cast<const float*>(call.alpha);
     g.beta = static_cast<const float*>(call.beta);
     g.device_scalars = h.pointer_mode == SPX_POINTER_MODE_DEVICE;
+    // With the plan's epilogue: C = alpha A B (the engine routes here only calls whose beta is 0
+    // on the host), then the epilogue in place (for 16-bit C the product is rounded first).
+    SPX_EXPECTS(!call.epilogue.on || dense_takes_epilogue(h, call.beta), SPX_STATUS_INTERNAL_ERROR,
+                "the dense route was given an epilogue call with beta != 0 or device scalars");
     const std::string err = kernels::dense::gemm(g, h.device, h.stream);
     SPX_EXPECTS(err.empty(), SPX_STATUS_EXECUTION_FAILED, "the dense route: %s", err.c_str());
+    if (call.epilogue.on)
+      device::check(kernels::dense::epilogue_in_place(view_of(call.C), call.C.rows, call.C.cols,
+                                                      call.epilogue, h.stream),
+                    "launching the dense route's epilogue kernel");
   }
 
   void update_values(const spxContext& h, const spxSpMatDescr& A) override {
@@ -151,15 +164,19 @@ class DenseSpmm final : public SpmmKernelPlan {
 
 }  // namespace
 
+bool dense_takes_epilogue(const spxContext& h, const void* beta) {
+  if (h.pointer_mode != SPX_POINTER_MODE_HOST) return false;
+  float b;
+  std::memcpy(&b, beta, sizeof b);
+  return b == 0.0f;
+}
+
 Refusal dense_can_implement(const SpmmProblem& p) {
   const spxDataType_t t = p.A.type;
   if (t != SPX_R_32F && t != SPX_R_16F && t != SPX_R_16BF)
     return strf("the dense route runs 32F, 16F and 16BF inputs only, not %s (integer products "
                 "stay on the sparse families)",
                 dtype::name(t));
-  if (p.options.any_epilogue())
-    return "the dense cuBLAS route runs no fused epilogue (SPX_PLAN_OPTION_EPILOGUE_ACTIVATION / "
-           "_BIAS / _SCALE); such a plan runs a sparse family";
   if (p.options.values_layout != SPX_VALUES_LAYOUT_NATIVE)
     return "the dense route reads A's values in the native layout only";
   for (const int64_t v : {p.A.rows, p.A.cols, p.B.cols, p.B.ld, p.C.ld})

@@ -44,12 +44,14 @@ inline double unit_of(spxDataType_t t) {
 ///   the activation    kLipschitz Eu + 2^-20 (|u| + |a|) (tanhf / expf and the few operations
 ///                     around them, a few units of 2^-24 of their operands);
 ///   beta * old + a    2^-23 (|a| + |beta old|) (the fma), then one rounding to C's type.
+/// `product_unit`: the dense route rounds alpha * A * B to C's type before the epilogue (a
+/// 16-bit C: its unit roundoff; else 0), an error of product_unit * |s| in u's input.
 /// Returned with terms = 0 and magnitude = bound / 2^-23, so ref::tolerance gives exactly the
 /// bound plus the output rounding.
 template <class AccumTerms>
 ref::Expected expectation(const ref::Expected& p, const HostDense& c_old, double beta, int act,
                           const std::vector<float>* bias, const std::vector<float>* scale,
-                          AccumTerms accum_terms) {
+                          AccumTerms accum_terms, double product_unit = 0.0) {
   ref::Expected e = p;
   const int64_t m = c_old.rows, n = c_old.cols;
   for (int64_t r = 0; r < m; ++r)
@@ -62,7 +64,8 @@ ref::Expected expectation(const ref::Expected& p, const HostDense& c_old, double
                              ? beta * dtype::load_double(c_old.data.data(), c_old.type,
                                                          c_old.linear(r, c))
                              : 0.0;
-      const double e1 = (accum_terms(p.terms[i]) + 2) * std::ldexp(1.0, -24) * p.magnitude[i];
+      const double e1 = (accum_terms(p.terms[i]) + 2) * std::ldexp(1.0, -24) * p.magnitude[i] +
+                        product_unit * p.magnitude[i];
       const double eu = std::fabs(sc) * e1 + std::ldexp(1.0, -23) * (std::fabs(sc * s) + std::fabs(b));
       const double ea = kLipschitz * eu + std::ldexp(1.0, -20) * (std::fabs(u) + std::fabs(a));
       const double bound = ea + std::ldexp(1.0, -23) * (std::fabs(a) + std::fabs(old));

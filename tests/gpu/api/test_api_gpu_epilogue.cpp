@@ -3,8 +3,10 @@
 // on / off x scale on / off x beta 0 / non-0, against the double-precision CPU reference, both
 // orders, odd m and tail n, n = 1 and n > 16, through one plan for any n (MAX_N = -1: several
 // prepared n and column slices); NM's split-K and stream-K paths (the epilogue once, after the
-// reduction); spxSpMM_search keeps it; bad pointers are INVALID_VALUE; the combinations it
-// cannot take (a 32I C, the dense cuBLAS route, SDDMM) are NOT_SUPPORTED, and AUTO stays sparse.
+// reduction); the dense cuBLAS route (beta 0 on the host: the GEMM then the epilogue in place;
+// other calls: the sparse decision it keeps); spxSpMM_search keeps it; bad pointers are
+// INVALID_VALUE; the combinations it cannot take (a 32I C, SPX_SPMM_ALG_DENSE, SDDMM) are
+// NOT_SUPPORTED.
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstdlib>
@@ -237,6 +239,53 @@ TEST_CASE("fused epilogue: NM split-K and stream-K apply it once, after the redu
   }
 }
 
+TEST_CASE("fused epilogue: the dense route, beta 0 in place, other calls on the sparse decision",
+          "[api][epilogue]") {
+  UniqueHandle h = make_handle();
+  uint64_t seed = 9700;
+  for (const spxDataType_t t : {SPX_R_16F, SPX_R_16BF, SPX_R_32F}) {
+    for (const spxOrder_t order : {SPX_ORDER_ROW, SPX_ORDER_COL}) {
+      const EpiCase c{csr_spec(), t, t, SPX_SPMM_ALG_DEFAULT, "dense route", 75, 96};
+      Spmm s = make_spmm(seed++, c.f, c.m, c.k, 16, c.in, c.out, order, order);
+      Rng rng(seed++);
+      const RowVectors rv = row_vectors(rng, c.m, false);
+      for (const int act : kActs) {
+        const UniquePlan plan = analyze_epi(h.get(), s, c.alg, act, 1, 1, -1,
+                                            SPX_DENSE_ROUTE_ALWAYS);
+        REQUIRE_SPX(spxPlanSetEpilogue(h.get(), plan.get(), rv.d_bias.get(), rv.d_scale.get()));
+        for (const int64_t n : {1, 16, 37}) {
+          spxPlanInfo_t info{};
+          REQUIRE_SPX(spxPlanGetInfoForN(plan.get(), n, &info));
+          REQUIRE(info.route == 1);
+          for (const double beta : {0.0, 0.5}) {
+            const std::string what = std::string(type_name(t)) +
+                                     (order == SPX_ORDER_ROW ? " row" : " col") + ", act " +
+                                     act_name(act) + ", n = " + std::to_string(n) +
+                                     ", beta = " + std::to_string(beta);
+            INFO(what);
+            Operands o = operands(rng, c, n, order);
+            const HostDense c_old = o.C;
+            const ScalarBytes a = make_scalar(1.25, c.out), b = make_scalar(beta, c.out);
+            DeviceBuffer ws(workspace_bytes(plan.get()));
+            REQUIRE_SPX(spxSpMM_execute(h.get(), plan.get(), n, a.get(), o.dB.buf.get(), o.B.ld,
+                                        b.get(), o.dC.buf.get(), o.C.ld, ws.get()));
+            device_sync();
+            // beta 0: cuBLAS rounds the product to C's type before the epilogue kernel.
+            const double product_unit = beta == 0.0 ? ep::unit_of(t) : 0.0;
+            const ref::Expected e =
+                ep::expectation(ref::spmm(s.A, o.B, c_old, {1.25, 0.0}), c_old, beta, act,
+                                &rv.bias, &rv.scale, accum_terms_for(t), product_unit);
+            const CheckResult r = check_dense_output(download(o.dC, o.C), c_old, e);
+            INFO(r.report);
+            CHECK(r.ok);
+            CHECK(o.dC.buf.tail_intact());
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("fused epilogue: spxSpMM_search keeps it", "[api][epilogue]") {
   UniqueHandle h = make_handle();
   const EpiCase c{ell_spec(), SPX_R_16F, SPX_R_16F, SPX_SPMM_ALG_ELL, "ELL fp16", 96, 128};
@@ -313,27 +362,12 @@ TEST_CASE("fused epilogue: the combinations it cannot take are NOT_SUPPORTED", "
   CHECK_SPX_STATUS(analyze_status(si, SPX_SPMM_ALG_DEFAULT, SPX_ACTIVATION_RELU, SPX_DENSE_ROUTE_AUTO),
                    SPX_STATUS_NOT_SUPPORTED);
   CHECK(std::string(spxGetLastErrorMessage()).find("32I") != std::string::npos);
-  // The dense cuBLAS route, asked for (ALWAYS or SPX_SPMM_ALG_DENSE), runs no epilogue.
+  // SPX_SPMM_ALG_DENSE keeps no sparse decision for the calls the dense route cannot take.
   Spmm sf = make_spmm(9601, csr_spec(), 64, 64, 64, SPX_R_16F, SPX_R_16F);
-  const spxStatus_t always =
-      analyze_status(sf, SPX_SPMM_ALG_DEFAULT, SPX_ACTIVATION_GELU_TANH, SPX_DENSE_ROUTE_ALWAYS);
-  CHECK(always == SPX_STATUS_NOT_SUPPORTED);
-  CHECK(std::string(spxGetLastErrorMessage()).find("epilogue") != std::string::npos);
   CHECK_SPX_STATUS(
       analyze_status(sf, SPX_SPMM_ALG_DENSE, SPX_ACTIVATION_GELU_TANH, SPX_DENSE_ROUTE_AUTO),
       SPX_STATUS_NOT_SUPPORTED);
-  // AUTO and AUTO_EVERY_N keep the sparse route, even where cuBLAS would be chosen (a dense A).
-  Spmm dense_a = make_spmm(9602, csr_spec(), 256, 256, 256, SPX_R_16F, SPX_R_16F);
-  for (const int32_t route : {SPX_DENSE_ROUTE_AUTO, SPX_DENSE_ROUTE_AUTO_EVERY_N}) {
-    const UniquePlan p = analyze_epi(h.get(), dense_a, SPX_SPMM_ALG_DEFAULT, SPX_ACTIVATION_SILU,
-                                     1, 0, -1, route);
-    for (const int64_t n : {1, 256, 4096}) {
-      spxPlanInfo_t info{};
-      REQUIRE_SPX(spxPlanGetInfoForN(p.get(), n, &info));
-      CHECK(info.route == 0);
-      CHECK(info.family != SPX_SPMM_ALG_DENSE);
-    }
-  }
+  CHECK(std::string(spxGetLastErrorMessage()).find("epilogue") != std::string::npos);
   // SDDMM plans take no epilogue.
   Sddmm sd = make_sddmm(9603, csr_spec(), 32, 16, 32, SPX_R_32F, SPX_R_32F);
   spxPlanOptions_t o = nullptr;

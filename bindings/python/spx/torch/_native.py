@@ -4,8 +4,8 @@ buffers, ONE SpMM plan analyzed for any batch size (SPX_PLAN_OPTION_MAX_N = -1: 
 weight, a decision prepared per power of two), the workspace that serves every batch size, and
 the hot path, one spxSpMM_execute per call. A layer's bias is the plan's fused epilogue
 (SPX_PLAN_OPTION_EPILOGUE_BIAS, fp32 per output feature): added in fp32 by the kernel that
-writes Y, before its one rounding, with no kernel of its own. Such a plan runs the sparse family
-at every batch size (the dense cuBLAS route runs no epilogue).
+writes Y, before its one rounding, with no kernel of its own (on the dense cuBLAS route, a small
+in-place kernel after the GEMM).
 
 Layers find their native part by an integer key in a module-level registry (the custom op takes
 that key, since an op schema cannot hold Python objects).

@@ -75,9 +75,9 @@ def test_plan_epilogue_refusals():
         plan.set_epilogue(torch.zeros(32, device=DEV, dtype=torch.float16))
     with pytest.raises(spx.InvalidValueError):
         plan.set_epilogue(torch.zeros(32))  # host memory
-    with spx.PlanOptions(bias=True, dense_route=spx.DenseRoute.ALWAYS) as opts:
+    with spx.PlanOptions(bias=True) as opts:
         with pytest.raises(spx.NotSupportedError, match="epilogue"):
-            spx.Plan.spmm(A, B, options=opts)
+            spx.Plan.spmm(A, B, options=opts, alg=spx.SpMMAlg.DENSE)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
@@ -104,3 +104,30 @@ def test_sparse_linear_fuses_its_bias(dtype):
     no_bias = SparseLinear.from_dense(torch.nn.Linear(128, 96, bias=False).to(DEV), "uniform",
                                       sparsity=0.5, dtype=dtype)
     assert not no_bias._native().fused_bias
+
+
+@pytest.mark.parametrize("beta", [0.0, 0.5])
+def test_dense_route_epilogue(beta):
+    """The dense route: beta 0 runs cuBLAS then the epilogue in place (the fp16 product rounded
+    once more first); beta != 0 runs the sparse decision the plan keeps."""
+    torch.manual_seed(5)
+    A = spx.prune_uniform(torch.rand(80, 64, device=DEV) * 2 - 1, sparsity=0.5)
+    A = A.with_values(A.values.to(torch.float16))
+    m, k = A.shape
+    B = (torch.rand(k, 16, device=DEV) * 2 - 1).half()
+    bias = torch.rand(m, device=DEV) * 2 - 1
+    with spx.PlanOptions(activation=spx.Activation.SILU, bias=True,
+                         dense_route=spx.DenseRoute.ALWAYS) as opts:
+        plan = spx.Plan.spmm(A, B, options=opts)
+    assert plan.info.route == 1
+    plan.set_epilogue(bias)
+    C0 = (torch.rand(m, 16, device=DEV) * 2 - 1).half()
+    C = plan(B, out=C0.clone(), beta=beta)
+    W = to_dense(A).double()
+    u = W @ B.double() + bias.double()[:, None]
+    ref = ACTS[spx.Activation.SILU](u) + beta * C0.double()
+    mag = W.abs() @ B.double().abs()
+    unit = 2.0 ** -11
+    bound = 1.2 * ((12 * k + 16) * U32 + unit) * mag + 2.0 ** -20 * (u.abs() + ref.abs()) + \
+        2 * unit * (ref.abs() + beta * C0.double().abs())
+    assert ((C.double() - ref).abs() <= bound).all()
