@@ -253,6 +253,17 @@ module spx
       import :: c_int, c_ptr
       type(c_ptr), value :: handle, plan, a
     end function
+    ! The fused epilogue's per-row fp32 bias and scale (device arrays of m values, or c_null_ptr).
+    integer(c_int) function spxPlanSetEpilogue(handle, plan, bias, scale) &
+        bind(C, name="spxPlanSetEpilogue")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle, plan, bias, scale
+    end function
+    integer(c_int) function spxPlanGetEpilogue(plan, bias, scale) bind(C, name="spxPlanGetEpilogue")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan
+      type(c_ptr), intent(out) :: bias, scale
+    end function
     integer(c_int) function spxPlanGetInfo(plan, info) bind(C, name="spxPlanGetInfo")
       import :: c_int, c_ptr, spx_plan_info
       type(c_ptr), value :: plan

@@ -199,6 +199,9 @@ SPX_API spxStatus_t spxPlanGetWorkspaceSize(const struct spxPlan* plan, size_t* 
  * element size; alpha/beta readable where the pointer mode says (host mode: not device-only
  * memory; device mode: device-readable); the workspace's alignment. Memory kinds are looked up
  * once per pointer and remembered, so calls with the same buffers cost no driver query.
+ * A plan analyzed with an epilogue (SPX_PLAN_OPTION_EPILOGUE_ACTIVATION / _BIAS / _SCALE) writes
+ * C = act(alpha * scale[i] * (A * B)[i, j] + bias[i]) + beta * C[i, j] instead, computed in fp32
+ * and rounded once to C's type, with the bias and scale of spxPlanSetEpilogue (absent while NULL).
  * The plan is read-only here: several handles/streams may execute it concurrently.
  */
 SPX_API spxStatus_t spxSpMM(spxHandle_t handle, const struct spxPlan* plan, const void* alpha,
@@ -242,6 +245,25 @@ SPX_API spxStatus_t spxSpMM_search(spxHandle_t handle, spxPlan_t plan, const voi
  */
 SPX_API spxStatus_t spxPlanUpdateValues(spxHandle_t handle, spxPlan_t plan,
                                         spxConstSpMatDescr_t A);
+/**
+ * Points the SpMM plan's fused epilogue (SPX_PLAN_OPTION_EPILOGUE_BIAS / _SCALE) at a bias and a
+ * scale: device arrays of m float (fp32) values, one per row of C, read by every later execute
+ * (spxSpMM, spxSpMM_execute, spxSpMM_search, every n). Either may be NULL: no bias / no scale
+ * (until set, a plan has neither). Changing them needs no re-analyze. A non-NULL pointer on a
+ * plan analyzed without the matching option, or one the device cannot read (host memory of
+ * another kind than pinned or managed), or not 4-byte aligned, is SPX_STATUS_INVALID_VALUE and
+ * leaves the plan unchanged; so is an SDDMM plan. Host-side only (nothing is queued): executes
+ * already queued keep the pointers they were queued with, and the arrays must stay valid until
+ * they have run. Modifies the plan: not concurrently with executes of it on other threads.
+ */
+SPX_API spxStatus_t spxPlanSetEpilogue(spxHandle_t handle, spxPlan_t plan, const void* bias,
+                                       const void* scale);
+/**
+ * The bias and scale pointers the plan's epilogue uses now (NULL where none); either output may
+ * be NULL.
+ */
+SPX_API spxStatus_t spxPlanGetEpilogue(const struct spxPlan* plan, const void** bias,
+                                       const void** scale);
 /** Fills *info (host struct) with what the plan chose and holds. */
 SPX_API spxStatus_t spxPlanGetInfo(const struct spxPlan* plan, spxPlanInfo_t* info);
 /**

@@ -142,7 +142,8 @@ void write_payload(serial::Writer& w, PlanRecord& r) {
   write_dense(w, r.b);
   write_dense(w, r.c);
   w.i32(r.b_align);
-  for (const int32_t v : {r.autotune, r.values_layout, r.dense_route, r.allow_tf32, r.max_n_option})
+  for (const int32_t v : {r.autotune, r.values_layout, r.dense_route, r.allow_tf32, r.max_n_option,
+                          r.epilogue_activation, r.epilogue_bias, r.epilogue_scale})
     w.i32(v);
   w.u64(r.switches.size());
   for (const auto& [name, value] : r.switches) w.text(name), w.text(value);
@@ -184,6 +185,10 @@ void read_payload(serial::Reader& rd, PlanRecord& r) {
                             SPX_DENSE_ROUTE_AUTO_EVERY_N);
   r.allow_tf32 = rd.i32_in("option allow_tf32", 0, 1);
   r.max_n_option = rd.i32_in("option max_n", -1, INT32_MAX);
+  r.epilogue_activation =
+      rd.i32_in("option epilogue_activation", SPX_ACTIVATION_NONE, SPX_ACTIVATION_SILU);
+  r.epilogue_bias = rd.i32_in("option epilogue_bias", 0, 1);
+  r.epilogue_scale = rd.i32_in("option epilogue_scale", 0, 1);
   const uint64_t switches = rd.u64("switch count");
   SPX_CHECK_ARG(switches <= kMaxSwitches, "%s is invalid: %llu switches, more than %zu", kWhat,
                 static_cast<unsigned long long>(switches), kMaxSwitches);

@@ -75,6 +75,8 @@ struct PlanRecord {
   int32_t b_align = 0;  ///< B's address modulo 256 at analyze
   // options (spxPlanOptions)
   int32_t autotune = 0, values_layout = 0, dense_route = 0, allow_tf32 = 0, max_n_option = 0;
+  /// The fused epilogue's options (its arrays are not saved: spxPlanSetEpilogue after a load).
+  int32_t epilogue_activation = 0, epilogue_bias = 0, epilogue_scale = 0;
   std::vector<std::pair<std::string, std::string>> switches;
   int64_t max_n = 0, analyzed = 0;
   spxPlanInfo_t info{};

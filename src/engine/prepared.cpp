@@ -48,7 +48,11 @@ spxPlanInfo_t info_of(const spxPlan& plan, const PreparedN& e) {
   info.values_bytes = sparse.values + dense.values;
   info.dense_bytes = dense.values;
   size_t workspace = 0;
-  for (const PreparedN& q : plan.prepared) workspace = std::max(workspace, q.spmm->workspace_bytes());
+  for (const PreparedN& q : plan.prepared) {
+    workspace = std::max(workspace, q.spmm->workspace_bytes());
+    if (q.sparse_for_epilogue)
+      workspace = std::max(workspace, q.sparse_for_epilogue->workspace_bytes());
+  }
   info.workspace_bytes = workspace;
   info.max_n = plan.max_n;
   info.prepared_sizes = static_cast<int64_t>(plan.prepared.size());

@@ -44,6 +44,8 @@ PlanRecord record_of(const spxPlan& plan) {
   const spxPlanOptions& o = plan.options;
   r.autotune = o.autotune, r.values_layout = o.values_layout, r.dense_route = o.dense_route;
   r.allow_tf32 = o.allow_tf32, r.max_n_option = o.max_n;
+  r.epilogue_activation = o.epilogue_activation;
+  r.epilogue_bias = o.epilogue_bias, r.epilogue_scale = o.epilogue_scale;
   r.switches = plan.switches;
   r.max_n = plan.max_n;
   r.analyzed = static_cast<int64_t>(plan.analyzed);
@@ -148,6 +150,8 @@ std::unique_ptr<spxPlan> deserialize(const spxContext& h, const void* bytes, siz
   options.autotune = r.autotune, options.values_layout = r.values_layout;
   options.dense_route = r.dense_route, options.allow_tf32 = r.allow_tf32;
   options.max_n = r.max_n_option;
+  options.epilogue_activation = r.epilogue_activation;
+  options.epilogue_bias = r.epilogue_bias, options.epilogue_scale = r.epilogue_scale;
   dispatch::Switches switches;
   for (const auto& [name, value] : r.switches) switches.set(name, value);
   const dispatch::SpmmProblem p{h, A, B, C, r.header.compute_type, options, switches};
@@ -162,6 +166,11 @@ std::unique_ptr<spxPlan> deserialize(const spxContext& h, const void* bytes, siz
   plan->dense_out = DenseSignature::of(C);
   plan->b_ld = r.b.ld, plan->c_ld = r.c.ld, plan->b_align = r.b_align;
   plan->options = options;
+  // The epilogue's options; its arrays are the caller's to set again (spxPlanSetEpilogue).
+  plan->epilogue.on = options.any_epilogue();
+  plan->epilogue.activation = options.epilogue_activation;
+  plan->epilogue.takes_bias = options.epilogue_bias == 1;
+  plan->epilogue.takes_scale = options.epilogue_scale == 1;
   plan->switches = r.switches;
   plan->max_n = r.max_n;
   plan->analyzed = static_cast<size_t>(r.analyzed);
@@ -182,6 +191,7 @@ std::unique_ptr<spxPlan> deserialize(const spxContext& h, const void* bytes, siz
     PreparedN e;
     e.n_hi = s.n_hi;
     e.info = s.info;
+    const ProblemAtN at(p, s.n_hi);
     if (i == plan->analyzed) {
       SPX_CHECK_ARG(s.n_hi == r.c.cols,
                     "serialized plan is invalid: the analyzed n (%lld) is not C's columns (%lld)",
@@ -189,10 +199,22 @@ std::unique_ptr<spxPlan> deserialize(const spxContext& h, const void* bytes, siz
       e.spmm = source;
     } else {
       spxPlanInfo_t ignored = s.info;
-      const ProblemAtN at(p, s.n_hi);
       e.spmm = source->for_columns(at.p, ignored);
     }
     restore_choice(*e.spmm, s);
+    // A dense-routed n of a plan with an epilogue keeps the sparse decision for the calls the
+    // dense route cannot take (route.cpp's take_dense).
+    if (s.route == 1 && plan->epilogue.on) {
+      SPX_CHECK_ARG(plan->sparse_source != nullptr,
+                    "serialized plan is invalid: a dense-routed n with an epilogue and no sparse "
+                    "source");
+      if (i == plan->analyzed) {
+        e.sparse_for_epilogue = plan->sparse_source;
+      } else {
+        spxPlanInfo_t ignored = s.info;
+        e.sparse_for_epilogue = plan->sparse_source->for_columns(at.p, ignored);
+      }
+    }
     plan->prepared.push_back(std::move(e));
   }
   device::check(cudaStreamSynchronize(h.stream), "uploading the loaded plan");

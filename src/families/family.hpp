@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "device/args.hpp"
 #include "families/switches.hpp"
 #include "runtime/objects.hpp"
 
@@ -43,6 +44,8 @@ struct SpmmCall {
   const spxDnMatDescr& B;
   const spxDnMatDescr& C;
   void* workspace;
+  /// The plan's fused epilogue (spxPlanSetEpilogue); off at analyze-time timing runs.
+  kernels::Epilogue epilogue{};
 };
 
 struct SddmmCall {

@@ -106,6 +106,8 @@ SIGNATURES = {
     "spxPlanGetInfoForN": (_S, [_P, _I64, POINTER(PlanInfoStruct)]),
     "spxSpMM_search": (_S, [_P, _P, _P, _P, _P, _P, _P, _P]),
     "spxPlanUpdateValues": (_S, [_P, _P, _P]),
+    "spxPlanSetEpilogue": (_S, [_P, _P, _P, _P]),
+    "spxPlanGetEpilogue": (_S, [_P, _PP, _PP]),
     "spxPlanGetInfo": (_S, [_P, POINTER(PlanInfoStruct)]),
     "spxPlanDestroy": (_S, [_P]),
     # saving plans
@@ -139,7 +141,8 @@ SIGNATURES = {
 #: Functions added after the first release of the bindings: a library built before them still
 #: loads, and calling one of them says that the library must be rebuilt (see function()).
 NEWER = frozenset({"spxSpMM_execute", "spxPlanGetInfoForN", "spxPlanGetSerializedSize",
-                   "spxPlanSerialize", "spxPlanDeserialize"})
+                   "spxPlanSerialize", "spxPlanDeserialize", "spxPlanSetEpilogue",
+                   "spxPlanGetEpilogue"})
 
 _lock = threading.Lock()
 _lib: ctypes.CDLL | None = None

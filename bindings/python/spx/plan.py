@@ -359,6 +359,30 @@ class SpMMPlan(Plan):
                                     f"or array of {self.workspace_bytes} bytes) or an array B")
         return ctypes.c_void_p(view(self._workspace).ptr)
 
+    def set_epilogue(self, bias=None, scale=None, *, handle=None) -> None:
+        """Points the fused epilogue (analyzed with PlanOptions(bias=True / scale=True)) at a
+        per-row bias and scale: fp32 device arrays of m elements (or None), read by every later
+        execute; change them freely without re-analyzing (spxPlanSetEpilogue). The plan keeps
+        the arrays alive until they are replaced."""
+        views = [None if x is None else view(x, name=n) for x, n in ((bias, "bias"),
+                                                                        (scale, "scale"))]
+        for v, n in zip(views, ("bias", "scale")):
+            if v is not None and (v.dtype != DataType.R_32F or v.size != self.out_shape[0]):
+                raise InvalidValueError(f"{n} must be {self.out_shape[0]} float32 elements (one "
+                                        f"per row of C), not {v.size} {v.dtype.name}")
+        h = resolve(handle if handle is not None else self._handle, [v for v in views if v])
+        call("spxPlanSetEpilogue", h.ptr, self.ptr, *(None if v is None else ctypes.c_void_p(v.ptr)
+                                                      for v in views))
+        self._epilogue_arrays = (bias, scale)
+
+    @property
+    def epilogue(self) -> tuple[int | None, int | None]:
+        """The device addresses the fused epilogue reads now: (bias, scale), None where unset
+        (spxPlanGetEpilogue)."""
+        b, s = ctypes.c_void_p(), ctypes.c_void_p()
+        call("spxPlanGetEpilogue", self.ptr, ctypes.byref(b), ctypes.byref(s))
+        return b.value, s.value
+
     def info_for_n(self, n: int) -> PlanInfo:
         """What an execute with n columns runs (spxPlanGetInfoForN): family, kernel, config,
         route and estimates of the decision prepared for n; sizes are the plan's."""

@@ -2,12 +2,15 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 
 #include "families/dense/kernels/cublas.hpp"
 #include "families/dense/kernels/densify.hpp"
+#include "families/dense/kernels/epilogue.hpp"
 #include "families/dense/plan/gemm.hpp"
 #include "families/record.hpp"
+#include "families/operands.hpp"
 #include "families/structure.hpp"
 #include "runtime/dtype.hpp"
 
@@ -31,6 +34,8 @@ class DenseSpmm final : public SpmmKernelPlan {
         a_(std::make_shared<DenseA>()) {
     set_operands(p);
     device::check(kernels::dense::densify_load(), "loading the densify kernel");
+    if (p.options.any_epilogue())
+      device::check(kernels::dense::epilogue_load(), "loading the dense route's epilogue kernel");
     const plan::DensifyMap map = plan::densify_map(csr, p.A.cols);
     a_->entries = static_cast<int64_t>(map.pos.size());
     a_->pos = device::upload(map.pos, p.h.stream);
@@ -104,8 +109,16 @@ class DenseSpmm final : public SpmmKernelPlan {
     g.alpha = static_cast<const float*>(call.alpha);
     g.beta = static_cast<const float*>(call.beta);
     g.device_scalars = h.pointer_mode == SPX_POINTER_MODE_DEVICE;
+    // With the plan's epilogue: C = alpha A B (the engine routes here only calls whose beta is 0
+    // on the host), then the epilogue in place (for 16-bit C the product is rounded first).
+    SPX_EXPECTS(!call.epilogue.on || dense_takes_epilogue(h, call.beta), SPX_STATUS_INTERNAL_ERROR,
+                "the dense route was given an epilogue call with beta != 0 or device scalars");
     const std::string err = kernels::dense::gemm(g, h.device, h.stream);
     SPX_EXPECTS(err.empty(), SPX_STATUS_EXECUTION_FAILED, "the dense route: %s", err.c_str());
+    if (call.epilogue.on)
+      device::check(kernels::dense::epilogue_in_place(view_of(call.C), call.C.rows, call.C.cols,
+                                                      call.epilogue, h.stream),
+                    "launching the dense route's epilogue kernel");
   }
 
   void update_values(const spxContext& h, const spxSpMatDescr& A) override {
@@ -172,6 +185,13 @@ class DenseSpmm final : public SpmmKernelPlan {
 };
 
 }  // namespace
+
+bool dense_takes_epilogue(const spxContext& h, const void* beta) {
+  if (h.pointer_mode != SPX_POINTER_MODE_HOST) return false;
+  float b;
+  std::memcpy(&b, beta, sizeof b);
+  return b == 0.0f;
+}
 
 Refusal dense_can_implement(const SpmmProblem& p) {
   const spxDataType_t t = p.A.type;

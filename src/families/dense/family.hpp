@@ -15,6 +15,11 @@ namespace spx::dispatch {
 /// layout, sizes within cuBLAS's int, cuBLAS loadable (and SPX_DENSE_NO_CUBLAS not 1).
 Refusal dense_can_implement(const SpmmProblem& p);
 
+/// Whether the dense route runs a call of a plan with a fused epilogue itself: beta given on the
+/// host (HOST pointer mode) and 0, so that the GEMM can write alpha A B into C and the epilogue
+/// follow in place. The engine runs the other calls on the sparse family's decision for that n.
+bool dense_takes_epilogue(const spxContext& h, const void* beta);
+
 /// Builds the dense plan (allocates the dense copy: ALLOC_FAILED with its size when that fails)
 /// and fills info's family fields (family DENSE, kernel "cublas_gemm_ex", config, bytes,
 /// dense_bytes, route = 1).

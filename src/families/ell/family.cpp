@@ -126,7 +126,7 @@ class EllSpmm final : public SpmmKernelPlan {
     a.n = call.C.cols;
     a.B = view_of(call.B);
     a.C = view_of(call.C);
-    a.scalars = scalars_of(h, call.alpha, call.beta, false);
+    a.scalars = spmm_scalars_of(h, call, false);
     a.workspace = call.workspace;
     const int c = decision_.candidates.selected();
     const ek::KernelConfig& cfg = decision_.candidates.at(c);

@@ -80,7 +80,7 @@ class FallbackSpmm final : public SpmmKernelPlan {
     a.integer = a_->integer;
     a.B = view_of(call.B);
     a.C = view_of(call.C);
-    a.scalars = scalars_of(h, call.alpha, call.beta, call.C.type == SPX_R_32I);
+    a.scalars = spmm_scalars_of(h, call, call.C.type == SPX_R_32I);
     device::check(kernels::fallback::spmm_csr(a, h.stream), "launching the fallback SpMM kernel");
   }
 

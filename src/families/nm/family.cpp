@@ -147,7 +147,7 @@ class NmSpmm final : public SpmmKernelPlan {
     knm::SpmmOperands ops;
     ops.B = view_of(call.B);
     ops.C = view_of(call.C);
-    ops.scalars = scalars_of(h, call.alpha, call.beta, false);
+    ops.scalars = spmm_scalars_of(h, call, false);
     ops.workspace = call.workspace;
     device::check(knm::spmm(common, config, ops, h.stream), "launching the NM SpMM kernel");
   }

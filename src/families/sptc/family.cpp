@@ -171,7 +171,7 @@ class SptcSpmm final : public SpmmKernelPlan {
     a.bf16 = a_->bf16;
     a.B = view_of(call.B);
     a.C = view_of(call.C);
-    a.scalars = scalars_of(h, call.alpha, call.beta, false);
+    a.scalars = spmm_scalars_of(h, call, false);
     a.workspace = call.workspace;
     // The per-call part of the decision: how this call's B is read (alignment, leading
     // dimension, the workspace transpose), hence which kernel of the configuration runs.

@@ -121,7 +121,7 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
     a.values = a_->values.get();
     a.B = view_of(call.B);
     a.C = view_of(call.C);
-    a.scalars = scalars_of(h, call.alpha, call.beta, call.C.type == SPX_R_32I);
+    a.scalars = spmm_scalars_of(h, call, call.C.type == SPX_R_32I);
     a.workspace = call.workspace;
     a.split = decision_.schedule().split;
     a.tile_major = decision_.schedule().tile_major;

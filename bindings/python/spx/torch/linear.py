@@ -166,7 +166,8 @@ class SparseLinear(nn.Module):
             _native.release(self._key)
             return
         args = (self.format, self._arrays(), self.params, (self.out_features, self.in_features),
-                self._dtype, self.weight_scale, self.device, DENSE_ROUTES[self.dense_route])
+                self._dtype, self.weight_scale, self.device, DENSE_ROUTES[self.dense_route],
+                self._buffers.get("bias") is not None)
         native = None
         if saved_plan is not None:
             try:

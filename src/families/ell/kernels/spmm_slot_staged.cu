@@ -120,12 +120,12 @@ __device__ __forceinline__ void reduce_scatter_store(const SpmmArgs& a, float (&
   const float alpha = alpha_float(a.scalars), beta = beta_float(a.scalars);
   const int held = NT >> levels;
   if (held == 1) {  // lanes >= NT (every decode rule case): one column per writing lane
-    if (col0 < ncols) detail::store_out(a.C, row, n0 + col0, acc[0], alpha, beta);
+    if (col0 < ncols) detail::store_out(a.C, a.scalars.epilogue, row, n0 + col0, acc[0], alpha, beta);
     return;
   }
 #pragma unroll
   for (int j = 0; j < NT; ++j)
-    if (j < held && col0 + j < ncols) detail::store_out(a.C, row, n0 + col0 + j, acc[j], alpha, beta);
+    if (j < held && col0 + j < ncols) detail::store_out(a.C, a.scalars.epilogue, row, n0 + col0 + j, acc[j], alpha, beta);
 }
 
 /// How a launch stages B (host-chosen; see launch_slot_staged).
