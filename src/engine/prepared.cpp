@@ -56,6 +56,7 @@ spxPlanInfo_t info_of(const spxPlan& plan, const PreparedN& e) {
   info.workspace_bytes = workspace;
   info.max_n = plan.max_n;
   info.prepared_sizes = static_cast<int64_t>(plan.prepared.size());
+  info.analyze_ms = plan.info.analyze_ms;  // the plan's analyze, whatever n is asked about
   return info;
 }
 
