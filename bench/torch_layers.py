@@ -109,6 +109,8 @@ KINDS = [
     KindSpec("int8v8-80", "int8", "f16", 0.80, 8),
     KindSpec("int8v8-90", "int8", "f16", 0.90, 8),
     KindSpec("nm24-f32", "nm", "f32", 0.50, 32),
+    KindSpec("nm24-f16", "nm", "f16", 0.50, 1),
+    KindSpec("nm24-bf16", "nm", "bf16", 0.50, 1),
 ]
 KIND_BY_NAME = {k.name: k for k in KINDS}
 

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-20}
 export PATH="/usr/local/cuda/bin:$PATH"  # the top-level project enables CUDA (nvcc)
 build=${BUILD_DIR:-build-fuzz}
-all_targets="smtx structures dense_convert prune ell_layout srbcrs_layout sptc_reorder"
+all_targets="smtx structures dense_convert prune ell_layout srbcrs_layout sptc_reorder plan_bytes"
 targets=${FUZZ_TARGETS:-$all_targets}
 
 # Clang with the libFuzzer runtime (Debian: clang + libclang-rt-dev).

@@ -253,6 +253,17 @@ module spx
       import :: c_int, c_ptr
       type(c_ptr), value :: handle, plan, a
     end function
+    ! The fused epilogue's per-row fp32 bias and scale (device arrays of m values, or c_null_ptr).
+    integer(c_int) function spxPlanSetEpilogue(handle, plan, bias, scale) &
+        bind(C, name="spxPlanSetEpilogue")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: handle, plan, bias, scale
+    end function
+    integer(c_int) function spxPlanGetEpilogue(plan, bias, scale) bind(C, name="spxPlanGetEpilogue")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: plan
+      type(c_ptr), intent(out) :: bias, scale
+    end function
     integer(c_int) function spxPlanGetInfo(plan, info) bind(C, name="spxPlanGetInfo")
       import :: c_int, c_ptr, spx_plan_info
       type(c_ptr), value :: plan
@@ -268,6 +279,33 @@ module spx
     integer(c_int) function spxPlanDestroy(plan) bind(C, name="spxPlanDestroy")
       import :: c_int, c_ptr
       type(c_ptr), value :: plan
+    end function
+
+    ! ------------------------------------------------------------ saving plans
+    ! Bytes spxPlanSerialize writes for an SpMM plan (no device work).
+    integer(c_int) function spxPlanGetSerializedSize(handle, plan, bytes) &
+        bind(C, name="spxPlanGetSerializedSize")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: handle, plan
+      integer(c_size_t), intent(out) :: bytes
+    end function
+    ! Writes the plan into a host buffer of buffer_size bytes (c_loc of an integer(c_int8_t)
+    ! array); reads the plan's device arrays on the handle's stream and synchronizes it.
+    integer(c_int) function spxPlanSerialize(handle, plan, buffer, buffer_size) &
+        bind(C, name="spxPlanSerialize")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: handle, plan, buffer
+      integer(c_size_t), value :: buffer_size
+    end function
+    ! A plan from the bytes spxPlanSerialize wrote, on the handle's device (another GPU model:
+    ! SPX_STATUS_NOT_SUPPORTED; bytes that are not a plan, truncated or corrupted:
+    ! SPX_STATUS_INVALID_VALUE).
+    integer(c_int) function spxPlanDeserialize(handle, bytes, size, plan) &
+        bind(C, name="spxPlanDeserialize")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: handle, bytes
+      integer(c_size_t), value :: size
+      type(c_ptr), intent(out) :: plan
     end function
 
     ! ------------------------------------------------------------ SDDMM

@@ -65,12 +65,21 @@ module spx_enums
   integer(c_int), parameter :: SPX_PLAN_OPTION_DENSE_ROUTE = 2
   integer(c_int), parameter :: SPX_PLAN_OPTION_ALLOW_TF32 = 3
   integer(c_int), parameter :: SPX_PLAN_OPTION_MAX_N = 4
+  integer(c_int), parameter :: SPX_PLAN_OPTION_EPILOGUE_ACTIVATION = 5
+  integer(c_int), parameter :: SPX_PLAN_OPTION_EPILOGUE_BIAS = 6
+  integer(c_int), parameter :: SPX_PLAN_OPTION_EPILOGUE_SCALE = 7
 
   ! spxDenseRoute_t (SPX_PLAN_OPTION_DENSE_ROUTE)
   integer(c_int), parameter :: SPX_DENSE_ROUTE_AUTO = 0
   integer(c_int), parameter :: SPX_DENSE_ROUTE_NEVER = 1
   integer(c_int), parameter :: SPX_DENSE_ROUTE_ALWAYS = 2
   integer(c_int), parameter :: SPX_DENSE_ROUTE_AUTO_EVERY_N = 3
+
+  ! spxActivation_t (SPX_PLAN_OPTION_EPILOGUE_ACTIVATION): the fused SpMM epilogue's activation
+  integer(c_int), parameter :: SPX_ACTIVATION_NONE = 0
+  integer(c_int), parameter :: SPX_ACTIVATION_RELU = 1
+  integer(c_int), parameter :: SPX_ACTIVATION_GELU_TANH = 2
+  integer(c_int), parameter :: SPX_ACTIVATION_SILU = 3
 
   ! spxValuesLayout_t (SPX_PLAN_OPTION_SPARSE_VALUES_LAYOUT)
   integer(c_int), parameter :: SPX_VALUES_LAYOUT_NATIVE = 0

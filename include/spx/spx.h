@@ -199,6 +199,9 @@ SPX_API spxStatus_t spxPlanGetWorkspaceSize(const struct spxPlan* plan, size_t* 
  * element size; alpha/beta readable where the pointer mode says (host mode: not device-only
  * memory; device mode: device-readable); the workspace's alignment. Memory kinds are looked up
  * once per pointer and remembered, so calls with the same buffers cost no driver query.
+ * A plan analyzed with an epilogue (SPX_PLAN_OPTION_EPILOGUE_ACTIVATION / _BIAS / _SCALE) writes
+ * C = act(alpha * scale[i] * (A * B)[i, j] + bias[i]) + beta * C[i, j] instead, computed in fp32
+ * and rounded once to C's type, with the bias and scale of spxPlanSetEpilogue (absent while NULL).
  * The plan is read-only here: several handles/streams may execute it concurrently.
  */
 SPX_API spxStatus_t spxSpMM(spxHandle_t handle, const struct spxPlan* plan, const void* alpha,
@@ -242,6 +245,25 @@ SPX_API spxStatus_t spxSpMM_search(spxHandle_t handle, spxPlan_t plan, const voi
  */
 SPX_API spxStatus_t spxPlanUpdateValues(spxHandle_t handle, spxPlan_t plan,
                                         spxConstSpMatDescr_t A);
+/**
+ * Points the SpMM plan's fused epilogue (SPX_PLAN_OPTION_EPILOGUE_BIAS / _SCALE) at a bias and a
+ * scale: device arrays of m float (fp32) values, one per row of C, read by every later execute
+ * (spxSpMM, spxSpMM_execute, spxSpMM_search, every n). Either may be NULL: no bias / no scale
+ * (until set, a plan has neither). Changing them needs no re-analyze. A non-NULL pointer on a
+ * plan analyzed without the matching option, or one the device cannot read (host memory of
+ * another kind than pinned or managed), or not 4-byte aligned, is SPX_STATUS_INVALID_VALUE and
+ * leaves the plan unchanged; so is an SDDMM plan. Host-side only (nothing is queued): executes
+ * already queued keep the pointers they were queued with, and the arrays must stay valid until
+ * they have run. Modifies the plan: not concurrently with executes of it on other threads.
+ */
+SPX_API spxStatus_t spxPlanSetEpilogue(spxHandle_t handle, spxPlan_t plan, const void* bias,
+                                       const void* scale);
+/**
+ * The bias and scale pointers the plan's epilogue uses now (NULL where none); either output may
+ * be NULL.
+ */
+SPX_API spxStatus_t spxPlanGetEpilogue(const struct spxPlan* plan, const void** bias,
+                                       const void** scale);
 /** Fills *info (host struct) with what the plan chose and holds. */
 SPX_API spxStatus_t spxPlanGetInfo(const struct spxPlan* plan, spxPlanInfo_t* info);
 /**
@@ -252,6 +274,48 @@ SPX_API spxStatus_t spxPlanGetInfo(const struct spxPlan* plan, spxPlanInfo_t* in
  * execute of the plan must not be launched after the plan is destroyed.
  */
 SPX_API spxStatus_t spxPlanDestroy(spxPlan_t plan);
+
+/* ---------------------------------------------------------------- saving plans */
+
+/*
+ * A serialized SpMM plan holds everything an execute needs without the original descriptors:
+ * the problem (shapes, types, orders, compute type, the analyze options including max_n,
+ * dense_route and tf32, the SPX_* switches analyze read), the family's packed device copy of A
+ * (and the dense route's dense copy where the plan holds one), the decision of every prepared n
+ * (including configurations picked by spxSpMM_search or SPX_PLAN_OPTION_AUTOTUNE) and the plan
+ * info. The bytes begin with a header: magic "SPXPLAN", format version, library version, value
+ * types, the GPU the decisions were made for (compute capability, SM count), the payload's
+ * length and a 64-bit checksum over header and payload.
+ *
+ * Another GPU: a plan loads only on a device of the same compute capability, SM count and
+ * shared memory per block as the one it was analyzed on (the packed layouts and kernel choices
+ * are that GPU's); elsewhere spxPlanDeserialize returns SPX_STATUS_NOT_SUPPORTED and the matrix
+ * must be analyzed again. SDDMM plans are not serialized (SPX_STATUS_NOT_SUPPORTED).
+ * The checksum detects corrupted or truncated bytes; it is not a signature: load plans only
+ * from sources you trust, as you would a library.
+ */
+
+/** Bytes spxPlanSerialize writes for this SpMM plan (host pointer *bytes). No device work. */
+SPX_API spxStatus_t spxPlanGetSerializedSize(spxHandle_t handle, const struct spxPlan* plan,
+                                             size_t* bytes);
+/**
+ * Writes the plan into the host buffer (buffer_size bytes, at least spxPlanGetSerializedSize:
+ * else SPX_STATUS_INVALID_VALUE). Reads the plan's device arrays on the handle's stream and
+ * synchronizes it. SDDMM plans: SPX_STATUS_NOT_SUPPORTED.
+ */
+SPX_API spxStatus_t spxPlanSerialize(spxHandle_t handle, const struct spxPlan* plan, void* buffer,
+                                     size_t buffer_size);
+/**
+ * Makes a plan from bytes spxPlanSerialize wrote, on the handle's device, uploading its arrays
+ * on the handle's stream (done on return; the bytes may be freed then). Each prepared n's
+ * decision is made again by its family from the stored structure and must equal the stored one.
+ * Statuses: SPX_STATUS_INVALID_VALUE for bytes that are not a plan (wrong magic), truncated,
+ * corrupted (checksum) or inconsistent (the message names the field); SPX_STATUS_NOT_SUPPORTED
+ * for another format version, a plan made on another GPU model, or a decision this device makes
+ * differently. *plan (host pointer) is the caller's until spxPlanDestroy; NULL on failure.
+ */
+SPX_API spxStatus_t spxPlanDeserialize(spxHandle_t handle, const void* bytes, size_t size,
+                                       spxPlan_t* plan);
 
 /* ---------------------------------------------------------------- SDDMM */
 

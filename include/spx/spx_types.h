@@ -147,8 +147,47 @@ typedef enum spxPlanOption SPX_ENUM_INT {
    * workspace (spxPlanGetWorkspaceSize) serves every n up to the bound. Plan info: max_n and
    * prepared_sizes; spxPlanGetInfoForN tells what runs for a given n. SDDMM plans take 0 only.
    */
-  SPX_PLAN_OPTION_MAX_N = 4
+  SPX_PLAN_OPTION_MAX_N = 4,
+  /**
+   * int32_t, a spxActivation_t (default SPX_ACTIVATION_NONE): the activation of the SpMM plan's
+   * fused epilogue. Every execute of the plan writes
+   *     C[i, j] = act(alpha * scale[i] * (A * B)[i, j] + bias[i]) + beta * C_old[i, j]
+   * computed in fp32 and rounded once to C's type (scale and bias: see
+   * SPX_PLAN_OPTION_EPILOGUE_BIAS / _SCALE and spxPlanSetEpilogue). A plan with any epilogue
+   * option needs C of type 32F, 16F or 16BF (a 32I C is SPX_STATUS_NOT_SUPPORTED). Every sparse
+   * family fuses it into the kernel that writes C. Where an n takes the dense cuBLAS route
+   * (SPX_PLAN_OPTION_DENSE_ROUTE), a call with beta = 0 given on the host runs the GEMM into C
+   * and then one epilogue kernel over C in place (a 16F / 16BF C is then rounded twice, as the
+   * dense route does with beta); any other call (beta != 0, or device pointer mode) runs the
+   * sparse family's decision for that n, which the plan keeps. SPX_SPMM_ALG_DENSE (no sparse
+   * decision to keep) with an epilogue is SPX_STATUS_NOT_SUPPORTED; SDDMM plans take the
+   * defaults only (else SPX_STATUS_NOT_SUPPORTED).
+   */
+  SPX_PLAN_OPTION_EPILOGUE_ACTIVATION = 5,
+  /**
+   * int32_t, 0 (default) or 1. With 1 the plan's epilogue adds a per-row bias (one fp32 value
+   * per row of C, i.e. per output feature of the m x k weight A), given after analyze by
+   * spxPlanSetEpilogue and changeable there without re-analyzing. Same restrictions as
+   * SPX_PLAN_OPTION_EPILOGUE_ACTIVATION.
+   */
+  SPX_PLAN_OPTION_EPILOGUE_BIAS = 6,
+  /**
+   * int32_t, 0 (default) or 1. With 1 the plan's epilogue multiplies row i of the product by
+   * scale[i] (fp32, one per row of C: e.g. the per-output-channel dequantization scale of an int8
+   * weight A), given by spxPlanSetEpilogue. Same restrictions as
+   * SPX_PLAN_OPTION_EPILOGUE_ACTIVATION.
+   */
+  SPX_PLAN_OPTION_EPILOGUE_SCALE = 7
 } spxPlanOption_t;
+
+/** Activations of the fused SpMM epilogue (SPX_PLAN_OPTION_EPILOGUE_ACTIVATION), in fp32. */
+typedef enum spxActivation SPX_ENUM_INT {
+  SPX_ACTIVATION_NONE = 0,      /**< act(u) = u. */
+  SPX_ACTIVATION_RELU = 1,      /**< max(u, 0). */
+  SPX_ACTIVATION_GELU_TANH = 2, /**< 0.5 u (1 + tanh(sqrt(2 / pi) (u + 0.044715 u^3))), as
+                                     PyTorch's gelu(approximate="tanh"). */
+  SPX_ACTIVATION_SILU = 3       /**< u / (1 + exp(-u)) (swish). */
+} spxActivation_t;
 
 /** Values of SPX_PLAN_OPTION_DENSE_ROUTE: when an SpMM plan runs as a dense cuBLAS product. */
 typedef enum spxDenseRoute {

@@ -43,6 +43,17 @@ OptionField field(spxPlanOption_t option) {
       return {&spxPlanOptions::max_n, "SPX_PLAN_OPTION_MAX_N",
               "-1 (any n), 0 (the analyzed n) or a positive bound",
               [](int32_t v) { return v >= -1; }};
+    case SPX_PLAN_OPTION_EPILOGUE_ACTIVATION:
+      return {&spxPlanOptions::epilogue_activation, "SPX_PLAN_OPTION_EPILOGUE_ACTIVATION",
+              "SPX_ACTIVATION_NONE (0), SPX_ACTIVATION_RELU (1), SPX_ACTIVATION_GELU_TANH (2) or "
+              "SPX_ACTIVATION_SILU (3)",
+              [](int32_t v) { return v >= SPX_ACTIVATION_NONE && v <= SPX_ACTIVATION_SILU; }};
+    case SPX_PLAN_OPTION_EPILOGUE_BIAS:
+      return {&spxPlanOptions::epilogue_bias, "SPX_PLAN_OPTION_EPILOGUE_BIAS", "0 or 1",
+              [](int32_t v) { return v == 0 || v == 1; }};
+    case SPX_PLAN_OPTION_EPILOGUE_SCALE:
+      return {&spxPlanOptions::epilogue_scale, "SPX_PLAN_OPTION_EPILOGUE_SCALE", "0 or 1",
+              [](int32_t v) { return v == 0 || v == 1; }};
   }
   spx::fail(SPX_STATUS_INVALID_VALUE,
             spx::strf("option (%d) is not a spxPlanOption_t value", static_cast<int>(option)));

@@ -25,7 +25,8 @@ extern "C" spxStatus_t spxSpMM_search(spxHandle_t handle, spxPlan_t plan, const 
     const int64_t top = plan->prepared.back().n_hi;
     const spxDnMatDescr b_timed = C->cols > top ? spx::plan::column_slice(*B, 0, top) : *B;
     const spxDnMatDescr c_timed = C->cols > top ? spx::plan::column_slice(*C, 0, top) : *C;
-    const spx::dispatch::SpmmCall call{alpha, beta, b_timed, c_timed, workspace};
+    const spx::dispatch::SpmmCall call{alpha, beta, b_timed, c_timed, workspace,
+                                             spx::plan::epilogue_of(*plan)};
     // The timed runs overwrite C; keep its bytes so the final result uses the caller's C.
     const size_t c_bytes = spx::plan::dense_span_bytes(*C);
     spx::device::Buffer saved_c(c_bytes);

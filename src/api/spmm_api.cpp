@@ -48,6 +48,13 @@ spxDnMatDescr raw_operand(const spx::DenseSignature& analyzed, int64_t n, const 
                 ld_name, static_cast<long long>(ld), static_cast<long long>(min_ld), name,
                 static_cast<long long>(d.rows), static_cast<long long>(n),
                 row_major ? "row" : "column");
+  // The kernels address line j at j x ld elements: the last line's byte offset must fit int64.
+  const int64_t lines = row_major ? d.rows : n;
+  const int64_t elem = spx::dtype::bits(d.type) >= 8 ? spx::dtype::bits(d.type) / 8 : 1;
+  SPX_CHECK_ARG(lines <= 1 || ld <= INT64_MAX / 8 / elem / lines,
+                "%s (%lld) times %lld %s of %s overflows a 64-bit byte size", ld_name,
+                static_cast<long long>(ld), static_cast<long long>(lines),
+                row_major ? "rows" : "columns", name);
   SPX_CHECK_ARG(spx::dtype::bits(d.type) != 4 || ld % 2 == 0,
                 "%s (%lld) must be even for %s's 4-bit type", ld_name, static_cast<long long>(ld),
                 name);

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "device/args.hpp"
+#include "device/epilogue.cuh"
 
 namespace spx::kernels {
 
@@ -85,6 +86,16 @@ __device__ __forceinline__ void store_result_float(void* out, spxDataType_t t, i
                                                   const Scalars& s) {
   const float beta = beta_float(s);
   float v = alpha_float(s) * acc;
+  if (beta != 0.0f) v = fmaf(beta, load_float(out, t, i), v);
+  store_float(out, t, i, v);
+}
+
+/// The SpMM store of element i (row `row` of C): act(scale * alpha * acc + bias) + beta * old,
+/// the plan's epilogue included (device/epilogue.cuh); the same as store_result_float without one.
+__device__ __forceinline__ void store_spmm_float(void* out, spxDataType_t t, int64_t i, int64_t row,
+                                                 float acc, const Scalars& s) {
+  const float beta = beta_float(s);
+  float v = apply_epilogue(s.epilogue, row, alpha_float(s) * acc);
   if (beta != 0.0f) v = fmaf(beta, load_float(out, t, i), v);
   store_float(out, t, i, v);
 }

@@ -97,7 +97,7 @@ struct ScratchCall {
     const bool int_out = c_scratch.type == SPX_R_32I;
     const void* alpha = int_out ? static_cast<const void*>(&one_i) : &one_f;
     const void* beta = int_out ? static_cast<const void*>(&zero_i) : &zero_f;
-    return {alpha, beta, B, c_scratch, workspace.get()};
+    return {alpha, beta, B, c_scratch, workspace.get(), {}};
   }
 };
 

@@ -65,6 +65,16 @@ void check_sparse(const spxSpMatDescr& s, const char* name) {
   if (s.pointer_count() > 0) check_aligned(s.ptr, 4, "pointer array", name, "int32");
 }
 
+void check_epilogue_array(const void* p, const char* name) {
+  if (p == nullptr) return;
+  SPX_CHECK_ARG(address(p) % sizeof(float) == 0,
+                "%s (%p) is not aligned to its fp32 elements (4 bytes)", name, p);
+  const device::MemoryKind k = device::memory_kind(p);
+  SPX_CHECK_ARG(device::device_accessible(k),
+                "%s (%p) is %s, which the kernels cannot read: pass device memory", name, p,
+                device::kind_name(k));
+}
+
 void check_workspace(const spxPlan& plan, const void* workspace) {
   if (plan.info.workspace_bytes == 0) return;
   SPX_CHECK_ARG(address(workspace) % kWorkspaceAlignment == 0,

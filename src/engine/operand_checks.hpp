@@ -21,6 +21,10 @@ void check_dense(const spxDnMatDescr& d, const char* name);
 /// and pointer arrays 4-byte aligned (int32).
 void check_sparse(const spxSpMatDescr& s, const char* name);
 
+/// An epilogue array (spxPlanSetEpilogue's bias or scale: fp32 per row of C): device-readable and
+/// 4-byte aligned. NULL passes (no array).
+void check_epilogue_array(const void* p, const char* name);
+
 /// The workspace, when the plan needs one: aligned to kWorkspaceAlignment.
 void check_workspace(const spxPlan& plan, const void* workspace);
 

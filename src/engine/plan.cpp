@@ -1,12 +1,14 @@
 #include "engine/plan.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 #include "engine/autotune.hpp"
 #include "engine/operand_checks.hpp"
 #include "engine/overrides.hpp"
 #include "engine/prepared.hpp"
 #include "engine/registry.hpp"
+#include "families/dense/family.hpp"
 #include "runtime/dtype.hpp"
 #include "runtime/elapsed.hpp"
 #include "runtime/log.hpp"
@@ -28,6 +30,7 @@ std::unique_ptr<spxPlan> new_plan(const spxContext& h, Operation op, spxDataType
   auto p = std::make_unique<spxPlan>();
   p->op = op;
   p->device = h.device;
+  p->made_on = h;
   p->compute_type = compute_type;
   p->sparse = SparseSignature::of(sparse);
   p->dense_in = DenseSignature::of(dense_in);
@@ -35,6 +38,15 @@ std::unique_ptr<spxPlan> new_plan(const spxContext& h, Operation op, spxDataType
   p->info.split_k = 1;
   p->info.nnz = sparse.value_slots();
   return p;
+}
+
+/// The combinations the fused epilogue cannot take, refused before any work. The dense route's
+/// refusal is dense_can_implement's (AUTO then stays on the sparse family).
+void check_epilogue_options(const spxPlanOptions& options, const spxDnMatDescr& C) {
+  if (!options.any_epilogue()) return;
+  SPX_EXPECTS(C.type != SPX_R_32I, SPX_STATUS_NOT_SUPPORTED,
+              "the fused epilogue (SPX_PLAN_OPTION_EPILOGUE_ACTIVATION / _BIAS / _SCALE) computes "
+              "in fp32 and needs C of type 32F, 16F or 16BF, not 32I (integer output)");
 }
 
 void log_choice(const char* op, const spxPlan& p, int64_t m, int64_t k, int64_t n) {
@@ -53,8 +65,18 @@ std::unique_ptr<spxPlan> analyze_spmm(const spxContext& h, const spxSpMatDescr& 
   check_sparse(A, "A");
   check_dense(B, "B");
   check_dense(C, "C");
+  check_epilogue_options(options, C);
   auto p = new_plan(h, Operation::SpMM, compute_type, A, B, C);
+  p->epilogue.on = options.any_epilogue();
+  p->epilogue.activation = options.epilogue_activation;
+  p->epilogue.takes_bias = options.epilogue_bias == 1;
+  p->epilogue.takes_scale = options.epilogue_scale == 1;
   const dispatch::Switches switches = engine::read_switches();
+  p->b_ld = B.ld;
+  p->c_ld = C.ld;
+  p->b_align = static_cast<int32_t>(reinterpret_cast<uintptr_t>(B.values) % 256);
+  p->options = options;
+  p->switches = switches.entries();
   // The sparse family, then per prepared n the route decision (and SPX_PLAN_OPTION_AUTOTUNE at
   // the analyzed n): engine/prepared.cpp, engine/route.cpp.
   engine::prepare_spmm({h, A, B, C, compute_type, options, switches}, alg, *p);
@@ -72,6 +94,9 @@ std::unique_ptr<spxPlan> analyze_sddmm(const spxContext& h, const spxDnMatDescr&
   check_dense(A, "A");
   check_dense(B, "B");
   check_sparse(C, "C");
+  SPX_EXPECTS(!options.any_epilogue(), SPX_STATUS_NOT_SUPPORTED,
+              "the fused epilogue (SPX_PLAN_OPTION_EPILOGUE_ACTIVATION / _BIAS / _SCALE) is for "
+              "SpMM plans; an SDDMM plan takes none");
   SPX_CHECK_ARG(options.max_n == 0,
                 "SPX_PLAN_OPTION_MAX_N is for SpMM plans: an SDDMM's n is its sparse C's");
   auto p = new_plan(h, Operation::SDDMM, compute_type, C, A, B);
@@ -114,13 +139,32 @@ void execute_spmm(const spxContext& h, const spxPlan& plan, const void* alpha,
   run_spmm(h, plan, alpha, B, beta, C, workspace);
 }
 
+kernels::Epilogue epilogue_of(const spxPlan& plan) {
+  const auto& e = plan.epilogue;
+  return {e.bias, e.scale, e.activation, e.on ? 1 : 0};
+}
+
+namespace {
+
+/// What runs a call of the prepared decision e: its kernel plan, or, for a dense-routed n of a
+/// plan with an epilogue, the sparse family's decision when the dense route cannot take the call
+/// (beta != 0 or device scalars: families/dense/family.hpp).
+const dispatch::SpmmKernelPlan& runner(const spxContext& h, const PreparedN& e, const void* beta) {
+  if (e.sparse_for_epilogue && !dispatch::dense_takes_epilogue(h, beta))
+    return *e.sparse_for_epilogue;
+  return *e.spmm;
+}
+
+}  // namespace
+
 void run_spmm(const spxContext& h, const spxPlan& plan, const void* alpha, const spxDnMatDescr& B,
               const void* beta, const spxDnMatDescr& C, void* workspace) {
+  const kernels::Epilogue epilogue = epilogue_of(plan);
   const int64_t n = C.cols;
   const int64_t top = plan.prepared.back().n_hi;
   if (n <= top) {
     const PreparedN& e = plan.prepared_for(n);
-    e.spmm->run(h, {alpha, beta, B, C, workspace});
+    runner(h, e, beta).run(h, {alpha, beta, B, C, workspace, epilogue});
     log::trace("spxSpMM: %s, n = %lld, on stream %p", e.info.kernel, static_cast<long long>(n),
                static_cast<void*>(h.stream));
   } else {
@@ -129,7 +173,7 @@ void run_spmm(const spxContext& h, const spxPlan& plan, const void* alpha, const
     for (int64_t first = 0; first < n; first += top) {
       const int64_t cols = std::min(top, n - first);
       const spxDnMatDescr b = column_slice(B, first, cols), c = column_slice(C, first, cols);
-      plan.prepared_for(cols).spmm->run(h, {alpha, beta, b, c, workspace});
+      runner(h, plan.prepared_for(cols), beta).run(h, {alpha, beta, b, c, workspace, epilogue});
     }
     log::trace("spxSpMM: %s, n = %lld in slices of %lld, on stream %p", e.info.kernel,
                static_cast<long long>(n), static_cast<long long>(top), static_cast<void*>(h.stream));

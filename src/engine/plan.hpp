@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "device/args.hpp"
 #include "runtime/objects.hpp"
 
 namespace spx::plan {
@@ -25,6 +26,9 @@ void execute_spmm(const spxContext& h, const spxPlan& plan, const void* alpha,
 /// A view of columns [first, first + n) of d (how an n above the largest prepared size runs): an
 /// offset of `first` elements along a row-major row, `first` lines of a column-major d.
 spxDnMatDescr column_slice(const spxDnMatDescr& d, int64_t first, int64_t n);
+
+/// The plan's fused epilogue as the kernels take it (every SpMM run passes it on).
+kernels::Epilogue epilogue_of(const spxPlan& plan);
 
 /// execute_spmm without the operand checks (spxSpMM_execute checked them already): the prepared
 /// decision for C's n columns runs (column slices of the largest prepared size above it).

@@ -8,29 +8,6 @@
 #include "runtime/log.hpp"
 
 namespace spx::engine {
-namespace {
-
-/// B and C of n columns in the analyzed types and orders, and the problem over them.
-struct ProblemAtN {
-  spxDnMatDescr B, C;
-  dispatch::SpmmProblem p;
-
-  ProblemAtN(const dispatch::SpmmProblem& base, int64_t n)
-      : B(with_columns(base.B, n)), C(with_columns(base.C, n)),
-        p{base.h, base.A, B, C, base.compute_type, base.options, base.switches} {}
-
-  /// A row-major operand's rows padded to 8 elements (16-byte rows for 16-bit types): the
-  /// decisions assume the aligned rows most callers have; each call still checks its own.
-  static spxDnMatDescr with_columns(const spxDnMatDescr& d, int64_t n) {
-    spxDnMatDescr out = d;
-    out.cols = n;
-    out.ld = d.order == SPX_ORDER_ROW ? (std::max<int64_t>(n, 1) + 7) / 8 * 8 : d.ld;
-    return out;
-  }
-};
-
-}  // namespace
-
 void prepare_spmm(const dispatch::SpmmProblem& p, spxSpMMAlg_t alg, spxPlan& plan) {
   const int64_t analyzed_n = p.C.cols;
   plan.max_n = resolve_max_n(analyzed_n, p.options.max_n);
@@ -76,7 +53,11 @@ spxPlanInfo_t info_of(const spxPlan& plan, const PreparedN& e) {
   info.values_bytes = sparse.values + dense.values;
   info.dense_bytes = dense.values;
   size_t workspace = 0;
-  for (const PreparedN& q : plan.prepared) workspace = std::max(workspace, q.spmm->workspace_bytes());
+  for (const PreparedN& q : plan.prepared) {
+    workspace = std::max(workspace, q.spmm->workspace_bytes());
+    if (q.sparse_for_epilogue)
+      workspace = std::max(workspace, q.sparse_for_epilogue->workspace_bytes());
+  }
   info.workspace_bytes = workspace;
   info.max_n = plan.max_n;
   info.prepared_sizes = static_cast<int64_t>(plan.prepared.size());

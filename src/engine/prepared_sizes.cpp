@@ -17,12 +17,12 @@ int64_t resolve_max_n(int64_t analyzed_n, int32_t option) {
 }
 
 std::vector<int64_t> prepared_sizes(int64_t analyzed_n, int64_t max_n) {
-  if (analyzed_n == 0 && max_n == 0) return {0};
   const int64_t top = max_n < 0 ? std::max(analyzed_n, kUnboundedPreparedN) : max_n;
   std::vector<int64_t> sizes;
   for (int64_t n = 1; n < top; n *= 2) sizes.push_back(n);
   sizes.push_back(top);
-  if (analyzed_n > 0) sizes.push_back(analyzed_n);
+  // Always the analyzed n, 0 included: analyze chooses the family at that entry.
+  sizes.push_back(analyzed_n);
   std::sort(sizes.begin(), sizes.end());
   sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
   return sizes;

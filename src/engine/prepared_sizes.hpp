@@ -18,8 +18,9 @@ int64_t resolve_max_n(int64_t analyzed_n, int32_t option);
 
 /// The prepared sizes, ascending and distinct: every power of two below the largest prepared n,
 /// the analyzed n and the largest prepared n (the bound, or max(analyzed n, 4096) for any n).
-/// An execute with n runs the decision of the smallest prepared size >= n. The analyzed n of 0
-/// (an empty product) prepares that one size only.
+/// An execute with n runs the decision of the smallest prepared size >= n. The analyzed n is
+/// always one of them, 0 included (an empty product analyzed with a bound: 0, then the powers
+/// of two up to the bound).
 std::vector<int64_t> prepared_sizes(int64_t analyzed_n, int64_t max_n);
 
 }  // namespace spx::engine

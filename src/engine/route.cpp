@@ -69,8 +69,10 @@ std::shared_ptr<dispatch::SpmmKernelPlan> dense_plan(const dispatch::SpmmProblem
   return s.dense;
 }
 
-/// Makes `e` run the dense route for p; its estimates stay as the caller set them.
+/// Makes `e` run the dense route for p; its estimates stay as the caller set them. A plan with a
+/// fused epilogue keeps the sparse decision beside it (PreparedN::sparse_for_epilogue).
 void take_dense(const dispatch::SpmmProblem& p, PlanSources& s, PreparedN& e) {
+  if (p.options.any_epilogue()) e.sparse_for_epilogue = e.spmm;
   spxPlanInfo_t info = e.info;
   e.spmm = dense_plan(p, s, info);
   info.predicted_speedup = 1.0;  // it is dense cuBLAS
@@ -103,6 +105,10 @@ void build_forced_dense(const dispatch::SpmmProblem& p, PlanSources& s, Prepared
   SPX_CHECK_ARG(p.options.dense_route != SPX_DENSE_ROUTE_NEVER,
                 "alg SPX_SPMM_ALG_DENSE contradicts SPX_PLAN_OPTION_DENSE_ROUTE = "
                 "SPX_DENSE_ROUTE_NEVER");
+  SPX_EXPECTS(!p.options.any_epilogue(), SPX_STATUS_NOT_SUPPORTED,
+              "SPX_SPMM_ALG_DENSE with a fused epilogue (SPX_PLAN_OPTION_EPILOGUE_*): the dense "
+              "route runs it only for beta = 0 on the host, and this plan would have no sparse "
+              "family's decision for the other calls (use SPX_DENSE_ROUTE_ALWAYS)");
   const dispatch::Refusal why = dispatch::dense_can_implement(p);
   SPX_EXPECTS(why.empty(), SPX_STATUS_NOT_SUPPORTED,
               "the dense route (SPX_SPMM_ALG_DENSE) cannot take this input: %s", why.c_str());

@@ -6,10 +6,13 @@
 #include <memory>
 #include <string>
 
+#include "device/args.hpp"
 #include "families/switches.hpp"
 #include "runtime/objects.hpp"
 
 namespace spx::dispatch {
+
+struct FamilyRecord;  // families/record.hpp
 
 /// Everything analyze knows about an SpMM C = A * B (+ C): operands, the handle's device and
 /// the caller's analyze options.
@@ -41,6 +44,8 @@ struct SpmmCall {
   const spxDnMatDescr& B;
   const spxDnMatDescr& C;
   void* workspace;
+  /// The plan's fused epilogue (spxPlanSetEpilogue); off at analyze-time timing runs.
+  kernels::Epilogue epilogue{};
 };
 
 struct SddmmCall {
@@ -83,6 +88,10 @@ class SpmmKernelPlan {
     size_t metadata = 0, values = 0;
   };
   virtual Held held() const = 0;
+  /// What a serialized plan stores of this plan (families/record.hpp): the shared copy of A as
+  /// device arrays (read when the record is written) and what the family's decisions read
+  /// besides the problem. Each family's load_<family>_spmm makes the plan again from it.
+  virtual void save(FamilyRecord& out) const = 0;
 };
 
 class SddmmKernelPlan {

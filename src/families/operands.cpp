@@ -24,4 +24,10 @@ kernels::Scalars scalars_of(const spxContext& h, const void* alpha, const void* 
   return s;
 }
 
+kernels::Scalars spmm_scalars_of(const spxContext& h, const SpmmCall& call, bool integer_output) {
+  kernels::Scalars s = scalars_of(h, call.alpha, call.beta, integer_output);
+  s.epilogue = call.epilogue;
+  return s;
+}
+
 }  // namespace spx::dispatch

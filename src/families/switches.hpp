@@ -27,6 +27,8 @@ class Switches {
   int64_t index(const char* name, int64_t count) const;
   /// The value, or nullptr when unset or empty.
   const char* text(const char* name) const;
+  /// Every NAME=VALUE recorded, in order (what a serialized plan stores).
+  const std::vector<std::pair<std::string, std::string>>& entries() const { return values_; }
 
  private:
   std::vector<std::pair<std::string, std::string>> values_;

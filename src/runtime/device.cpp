@@ -161,4 +161,12 @@ DeviceGuard::~DeviceGuard() {
   if (switched_) cudaSetDevice(previous_);
 }
 
+Buffer upload_bytes(const void* host, size_t bytes, cudaStream_t stream) {
+  Buffer buf(bytes);
+  if (bytes > 0)
+    check(cudaMemcpyAsync(buf.get(), host, bytes, cudaMemcpyHostToDevice, stream),
+          "copying a loaded plan's data to the device");
+  return buf;
+}
+
 }  // namespace spx::device

@@ -115,6 +115,10 @@ Buffer upload(const std::vector<T, Alloc>& host, cudaStream_t stream) {
   return buf;
 }
 
+/// Uploads `bytes` of host memory into a new device buffer on `stream` without waiting for the
+/// copy (a pageable source may be reused on return: the driver has staged it).
+Buffer upload_bytes(const void* host, size_t bytes, cudaStream_t stream);
+
 /// Copies `count` elements of T from device memory into a host vector (blocks on `stream`; the
 /// vector is not zeroed first).
 template <class T>

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/device.hpp"
@@ -30,6 +32,14 @@ struct spxPlanOptions {
   int32_t dense_route = SPX_DENSE_ROUTE_AUTO;  ///< SPX_PLAN_OPTION_DENSE_ROUTE
   int32_t allow_tf32 = 0;                      ///< SPX_PLAN_OPTION_ALLOW_TF32
   int32_t max_n = 0;  ///< SPX_PLAN_OPTION_MAX_N: 0 the analyzed n, -1 any, else the bound
+  int32_t epilogue_activation = SPX_ACTIVATION_NONE;  ///< SPX_PLAN_OPTION_EPILOGUE_ACTIVATION
+  int32_t epilogue_bias = 0;                          ///< SPX_PLAN_OPTION_EPILOGUE_BIAS
+  int32_t epilogue_scale = 0;                         ///< SPX_PLAN_OPTION_EPILOGUE_SCALE
+
+  /// Whether any epilogue option is set (the plan then runs an SpMM epilogue).
+  bool any_epilogue() const {
+    return epilogue_activation != SPX_ACTIVATION_NONE || epilogue_bias != 0 || epilogue_scale != 0;
+  }
 
   /// The defaults, for the analyze calls that take no options (or NULL).
   static const spxPlanOptions& defaults() {
@@ -110,6 +120,10 @@ namespace spx {
 struct PreparedN {
   int64_t n_hi = 0;
   std::shared_ptr<dispatch::SpmmKernelPlan> spmm;
+  /// A plan with a fused epilogue whose n takes the dense route: the sparse family's decision
+  /// for the same n, run by the calls the dense route cannot take with the epilogue (beta != 0
+  /// or device scalars). Null otherwise.
+  std::shared_ptr<dispatch::SpmmKernelPlan> sparse_for_epilogue;
   spxPlanInfo_t info{};
 };
 }  // namespace spx
@@ -135,6 +149,24 @@ struct spxPlan {
   /// dense route's (null unless some n takes it).
   std::shared_ptr<spx::dispatch::SpmmKernelPlan> sparse_source, dense_source;
   std::unique_ptr<spx::dispatch::SddmmKernelPlan> sddmm;
+  /// What a serialized SpMM plan needs to make its decisions again (engine/serialize.cpp): the
+  /// analyzed B's and C's leading dimensions, B's address modulo 256 (its alignment), the
+  /// analyze options and the SPX_* switches analyze read.
+  int64_t b_ld = 0, c_ld = 0;
+  int32_t b_align = 0;
+  spxContext made_on;  ///< the device the decisions were made for (its stream is not used)
+  spxPlanOptions options;
+  std::vector<std::pair<std::string, std::string>> switches;
+  /// SpMM: the fused epilogue every execute passes to the kernels (device/args.hpp's Epilogue):
+  /// what analyze fixed from the SPX_PLAN_OPTION_EPILOGUE_* options, and the arrays
+  /// spxPlanSetEpilogue points it at (fp32, one per row of C; NULL: none).
+  struct Epilogue {
+    bool on = false;  ///< any epilogue option was set
+    int32_t activation = SPX_ACTIVATION_NONE;
+    bool takes_bias = false, takes_scale = false;
+    const float* bias = nullptr;
+    const float* scale = nullptr;
+  } epilogue;
   /// The streams the plan's work was queued on (analyze, executes, value updates): destroying
   /// the plan waits for that work only, in stream order, never for the whole device.
   mutable spx::device::UseTracker uses;

@@ -32,7 +32,11 @@ TEST_CASE("powers of two up to the bound, the analyzed n and the bound", "[prepa
   CHECK(prepared_sizes(300, 300) == Sizes{1, 2, 4, 8, 16, 32, 64, 128, 256, 300});
   CHECK(prepared_sizes(3, 100) == Sizes{1, 2, 3, 4, 8, 16, 32, 64, 100});
   CHECK(prepared_sizes(0, 0) == Sizes{0});
-  CHECK(prepared_sizes(0, 4) == Sizes{1, 2, 4});
+  // Analyzed with no columns and a bound: the analyzed entry is n = 0 (analyze's), then the
+  // powers of two.
+  CHECK(prepared_sizes(0, 4) == Sizes{0, 1, 2, 4});
+  CHECK(prepared_sizes(0, -1).front() == 0);
+  CHECK(prepared_sizes(0, -1).back() == 4096);
 }
 
 TEST_CASE("any n prepares up to max(analyzed n, 4096); larger n runs in slices", "[prepared]") {

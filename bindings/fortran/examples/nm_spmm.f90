@@ -15,7 +15,9 @@ program nm_spmm
   integer(c_int64_t), parameter :: nn = 2, mm = 4, ll = 32       ! 2:4, groups of 32 rows
   integer(c_int64_t), parameter :: kc = k / mm * nn              ! kept columns per row
 
-  real(c_float), allocatable, target :: w(:, :), x(:, :), c(:, :), w_pruned(:, :)
+  real(c_float), allocatable, target :: w(:, :), x(:, :), c(:, :), w_pruned(:, :), c_loaded(:, :)
+  integer(c_int8_t), allocatable, target :: saved(:)
+  integer(c_size_t) :: plan_bytes
   real(c_float), allocatable, target :: h_values(:, :), d_values_back(:, :)
   integer(c_int32_t), allocatable, target :: h_indices(:, :), d_indices_back(:, :)
   real(c_double), allocatable :: ref(:, :), mag(:, :)
@@ -97,6 +99,22 @@ program nm_spmm
   write(*, '("device: SpMM with ", a, " [", a, "]: max |err| ", es9.2, ", ", i0, " outside the bound")') &
       spx_string(info%kernel), spx_string(info%config), max_err, bad
   if (sum(mag) <= 0 .or. bad > 0) error stop "the SpMM result is outside the rounding bound"
+
+  ! Save the plan, destroy it and load it back (as a program would from a file): the loaded plan
+  ! computes the same C, bit for bit, without analyzing W again.
+  call spx_check(spxPlanGetSerializedSize(handle, plan, plan_bytes), "spxPlanGetSerializedSize")
+  allocate(saved(plan_bytes))
+  call spx_check(spxPlanSerialize(handle, plan, c_loc(saved), plan_bytes), "spxPlanSerialize")
+  call spx_check(spxPlanDestroy(plan), "spxPlanDestroy")
+  call spx_check(spxPlanDeserialize(handle, c_loc(saved), plan_bytes, plan), "spxPlanDeserialize")
+  call spx_check(spxSpMM(handle, plan, c_loc(alpha), a_descr, b_descr, c_loc(beta), c_descr, d_ws), &
+                 "spxSpMM (loaded plan)")
+  call cuda_check(cudaStreamSynchronize(stream), "cudaStreamSynchronize")
+  allocate(c_loaded(m, n))
+  call cuda_check(cudaMemcpy(c_loc(c_loaded), d_c, bytes(size(c)), cudaMemcpyDeviceToHost), &
+                  "cudaMemcpy C")
+  if (any(c_loaded /= c)) error stop "the loaded plan's C differs from the original's"
+  write(*, '("saved plan: ", i0, " bytes, loaded, same C")') plan_bytes
 
   call spx_check(spxPlanDestroy(plan), "spxPlanDestroy")
   call spx_check(spxDestroySpMat(a_descr), "spxDestroySpMat")

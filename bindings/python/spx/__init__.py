@@ -13,7 +13,7 @@ caller's array type. Work runs on the caller's current stream (see Handle).
 """
 from ._lib import library_path
 from .dense import Dense
-from .enums import (DataType, DenseRoute, Format, Order, PlanOption, PointerMode, SDDMMAlg, SpMMAlg,
+from .enums import (Activation, DataType, DenseRoute, Format, Order, PlanOption, PointerMode, SDDMMAlg, SpMMAlg,
                     Status, ValuesLayout)
 from .errors import (AllocFailedError, ArchMismatchError, ExecutionFailedError, InternalError,
                      InvalidValueError, LibraryNotFoundError, NotInitializedError,
@@ -88,7 +88,7 @@ def status_string(status) -> str:
 
 
 __all__ = [
-    "AllocFailedError", "ArchMismatchError", "BcrsMatrix", "CsrMatrix", "DataType", "Dense", "DenseRoute",
+    "Activation", "AllocFailedError", "ArchMismatchError", "BcrsMatrix", "CsrMatrix", "DataType", "Dense", "DenseRoute",
     "EllMatrix", "ExecutionFailedError", "Format", "Handle", "InternalError", "InvalidValueError",
     "LibraryNotFoundError", "NMMatrix", "NotInitializedError", "NotSupportedError", "Order",
     "Plan", "PlanInfo", "PlanOption", "PlanOptions", "PointerMode", "SDDMMAlg", "SDDMMPlan", "SparseMatrix", "SpMMAlg",

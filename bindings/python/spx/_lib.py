@@ -106,8 +106,14 @@ SIGNATURES = {
     "spxPlanGetInfoForN": (_S, [_P, _I64, POINTER(PlanInfoStruct)]),
     "spxSpMM_search": (_S, [_P, _P, _P, _P, _P, _P, _P, _P]),
     "spxPlanUpdateValues": (_S, [_P, _P, _P]),
+    "spxPlanSetEpilogue": (_S, [_P, _P, _P, _P]),
+    "spxPlanGetEpilogue": (_S, [_P, _PP, _PP]),
     "spxPlanGetInfo": (_S, [_P, POINTER(PlanInfoStruct)]),
     "spxPlanDestroy": (_S, [_P]),
+    # saving plans
+    "spxPlanGetSerializedSize": (_S, [_P, _P, POINTER(c_size_t)]),
+    "spxPlanSerialize": (_S, [_P, _P, _P, c_size_t]),
+    "spxPlanDeserialize": (_S, [_P, _P, c_size_t, _PP]),
     # SDDMM
     "spxSDDMM_analyze": (_S, [_P, _P, _P, _P, _S, _S, _PP]),
     "spxSDDMM_analyzeWithOptions": (_S, [_P, _P, _P, _P, _S, _S, _P, _PP]),
@@ -134,7 +140,9 @@ SIGNATURES = {
 
 #: Functions added after the first release of the bindings: a library built before them still
 #: loads, and calling one of them says that the library must be rebuilt (see function()).
-NEWER = frozenset({"spxSpMM_execute", "spxPlanGetInfoForN"})
+NEWER = frozenset({"spxSpMM_execute", "spxPlanGetInfoForN", "spxPlanGetSerializedSize",
+                   "spxPlanSerialize", "spxPlanDeserialize", "spxPlanSetEpilogue",
+                   "spxPlanGetEpilogue"})
 
 _lock = threading.Lock()
 _lib: ctypes.CDLL | None = None

@@ -96,6 +96,19 @@ class PlanOption(IntEnum):
     DENSE_ROUTE = 2
     ALLOW_TF32 = 3
     MAX_N = 4
+    EPILOGUE_ACTIVATION = 5  #: an Activation: the fused epilogue's activation (SpMM)
+    EPILOGUE_BIAS = 6  #: 0 / 1: the fused epilogue adds a per-row fp32 bias (Plan.set_epilogue)
+    EPILOGUE_SCALE = 7  #: 0 / 1: the fused epilogue scales each row by an fp32 scale
+
+
+class Activation(IntEnum):
+    """spxActivation_t: the fused SpMM epilogue's activation (PlanOption.EPILOGUE_ACTIVATION),
+    computed in fp32: C = act(alpha * scale[i] * (A @ B)[i, j] + bias[i]) + beta * C[i, j]."""
+
+    NONE = 0
+    RELU = 1
+    GELU_TANH = 2  #: torch.nn.functional.gelu(u, approximate="tanh")
+    SILU = 3
 
 
 class DenseRoute(IntEnum):

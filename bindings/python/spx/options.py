@@ -9,13 +9,14 @@ import ctypes
 
 from ._lib import call
 from ._owned import COwner
-from .enums import DenseRoute, PlanOption, ValuesLayout
+from .enums import Activation, DenseRoute, PlanOption, ValuesLayout
 from .errors import InvalidValueError
 
 #: The C value type of each option (spxPlanOptionsSet checks the size).
 _VALUE_TYPES = {PlanOption.AUTOTUNE: ctypes.c_int32, PlanOption.SPARSE_VALUES_LAYOUT: ctypes.c_int32,
                 PlanOption.DENSE_ROUTE: ctypes.c_int32, PlanOption.ALLOW_TF32: ctypes.c_int32,
-                PlanOption.MAX_N: ctypes.c_int32}
+                PlanOption.MAX_N: ctypes.c_int32, PlanOption.EPILOGUE_ACTIVATION: ctypes.c_int32,
+                PlanOption.EPILOGUE_BIAS: ctypes.c_int32, PlanOption.EPILOGUE_SCALE: ctypes.c_int32}
 
 
 class PlanOptions(COwner):
@@ -31,13 +32,18 @@ class PlanOptions(COwner):
     allow_tf32: the dense route may run fp32 products in TF32 on tensor cores.
     max_n: the largest number of columns n an SpMM plan executes: 0 the analyzed n, a bound
     >= it, or -1 for any n (one analyze, one copy of A, a decision prepared per power of two;
-    see SPX_PLAN_OPTION_MAX_N)."""
+    see SPX_PLAN_OPTION_MAX_N).
+    activation, bias, scale: the SpMM plan's fused epilogue, C = act(alpha * scale[i] * (A @ B)
+    + bias[i]) + beta * C in fp32 (spx.Activation; bias / scale: whether the plan takes a per-row
+    fp32 bias / scale, given after analyze by SpMMPlan.set_epilogue). Needs a float C; on the
+    dense route calls with beta != 0 run the sparse family (see SPX_PLAN_OPTION_EPILOGUE_ACTIVATION)."""
 
     _c_destroy = "spxDestroyPlanOptions"
 
     def __init__(self, *, autotune: bool = False, values_layout: ValuesLayout = ValuesLayout.NATIVE,
                  dense_route: DenseRoute = DenseRoute.AUTO, allow_tf32: bool = False,
-                 max_n: int = 0):
+                 max_n: int = 0, activation: Activation = Activation.NONE, bias: bool = False,
+                 scale: bool = False):
         self._ptr = ctypes.c_void_p()
         call("spxCreatePlanOptions", ctypes.byref(self._ptr))
         if autotune:
@@ -50,6 +56,12 @@ class PlanOptions(COwner):
             self.allow_tf32 = True
         if max_n != 0:
             self.max_n = max_n
+        if activation != Activation.NONE:
+            self.activation = activation
+        if bias:
+            self.bias = True
+        if scale:
+            self.scale = True
 
     @property
     def ptr(self) -> ctypes.c_void_p:
@@ -115,6 +127,30 @@ class PlanOptions(COwner):
     @max_n.setter
     def max_n(self, n: int) -> None:
         self.set(PlanOption.MAX_N, n)  # -1 (any n) is a valid value: the library checks the range
+
+    @property
+    def activation(self) -> Activation:
+        return Activation(self.get(PlanOption.EPILOGUE_ACTIVATION))
+
+    @activation.setter
+    def activation(self, act: Activation) -> None:
+        self.set(PlanOption.EPILOGUE_ACTIVATION, int(act))
+
+    @property
+    def bias(self) -> bool:
+        return bool(self.get(PlanOption.EPILOGUE_BIAS))
+
+    @bias.setter
+    def bias(self, on: bool) -> None:
+        self.set(PlanOption.EPILOGUE_BIAS, 1 if on else 0)
+
+    @property
+    def scale(self) -> bool:
+        return bool(self.get(PlanOption.EPILOGUE_SCALE))
+
+    @scale.setter
+    def scale(self, on: bool) -> None:
+        self.set(PlanOption.EPILOGUE_SCALE, 1 if on else 0)
 
 
 def resolve_options(options: PlanOptions | None, autotune: bool | None,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import operator
+import struct
 from dataclasses import dataclass
 
 from . import _backend
@@ -187,6 +188,58 @@ class Plan(COwner):
     def _after_close(self) -> None:
         self._workspace = None  # the plan is gone (spxPlanDestroy waited for the device)
 
+    # -- saving and loading
+    def save(self, *, handle=None) -> bytes:
+        """The plan as bytes (spxPlanGetSerializedSize + spxPlanSerialize): its packed copy of A,
+        every prepared n's decision (searched / autotuned ones too) and its info; reads the
+        plan's device arrays on the handle's stream and waits for them. SpMM plans only (an
+        SDDMM plan raises NotSupportedError)."""
+        h = resolve(handle if handle is not None else self._handle, [])
+        n = ctypes.c_size_t()
+        call("spxPlanGetSerializedSize", h.ptr, self.ptr, ctypes.byref(n))
+        buf = ctypes.create_string_buffer(n.value)
+        call("spxPlanSerialize", h.ptr, self.ptr, buf, n)
+        return buf.raw
+
+    @staticmethod
+    def load(data, *, handle=None, A: SparseMatrix | None = None) -> "SpMMPlan":
+        """A plan from bytes of :meth:`save` (spxPlanDeserialize), on the handle's device (default:
+        this thread's handle for the current device), its arrays uploaded on the handle's stream.
+        `data`: bytes, bytearray, memoryview or a uint8 array (NumPy, CPU torch tensor). `A`
+        (optional): the spx matrix the plan was analyzed for, for the descriptor calls and
+        update_values; without it, calls run through spxSpMM_execute. A plan made on another
+        GPU model raises NotSupportedError (analyze again); bytes that are not a plan, truncated
+        or corrupted raise InvalidValueError."""
+        return SpMMPlan._loaded(_plan_bytes(data), handle, A)
+
+
+def _plan_bytes(data) -> bytes:
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return bytes(data)
+    if hasattr(data, "numpy") and hasattr(data, "device"):  # a CPU torch tensor
+        data = data.detach().cpu().numpy()
+    if hasattr(data, "tobytes"):
+        return data.tobytes()
+    raise InvalidValueError(f"a serialized plan must be bytes or a uint8 array, not "
+                            f"{type(data).__name__}")
+
+
+#: Where a serialized plan (format version 1) keeps the fields a loaded SpMMPlan reports: the
+#: header's value types, and the payload's first fields, A's rows and cols and C's signature
+#: (src/engine/plan_record.hpp).
+_HEADER_TYPES = struct.Struct("<4i")  # A, B, C, compute types at offset 36
+_PAYLOAD_A = struct.Struct("<iqq")    # format, rows, cols at offset 72
+_PAYLOAD_C = struct.Struct("<qqqi")   # C's rows, cols, ld, order at offset 168
+
+
+def _plan_signature(data: bytes):
+    if len(data) < _PAYLOAD_C.size + 168 or data[:8] != b"SPXPLAN\0":
+        return None  # spxPlanDeserialize says what is wrong
+    a, b, c, compute = _HEADER_TYPES.unpack_from(data, 36)
+    _, rows, cols = _PAYLOAD_A.unpack_from(data, 72)
+    c_rows, c_cols, _, c_order = _PAYLOAD_C.unpack_from(data, 168)
+    return DataType(a), DataType(c), DataType(compute), Order(c_order), (c_rows, c_cols), (rows, cols)
+
 
 def _default_compute(dtype: DataType) -> DataType:
     return DataType.R_32F if dtype.is_float else DataType.R_32I
@@ -227,6 +280,18 @@ class SpMMPlan(Plan):
             if temporary:
                 opts.close()
 
+    @classmethod
+    def _loaded(cls, data: bytes, handle, A):
+        self = cls.__new__(cls)
+        Plan.__init__(self, handle)
+        self.A = A
+        self._spare = None
+        h = resolve(handle, [])
+        call("spxPlanDeserialize", h.ptr, data, len(data), ctypes.byref(self._ptr))
+        sig = _plan_signature(data)
+        _, self.out_dtype, self.compute_type, self.out_order, self.out_shape, self.shape = sig
+        return self
+
     def _out(self, b: Dense, out):
         if out is not None:
             return out
@@ -245,6 +310,13 @@ class SpMMPlan(Plan):
         out = self._out(b, out)
         c = as_dense(out)
         h = resolve(handle if handle is not None else self._handle, [b.view, c.view])
+        if self.A is None:  # a loaded plan without its matrix: the one-call execute
+            if fn != "spxSpMM":
+                raise InvalidValueError(f"{fn} needs the plan's matrix: Plan.load(..., A=)")
+            with _scalars(h, alpha, beta, self.out_dtype == DataType.R_32I) as (pa, pb):
+                call("spxSpMM_execute", h.ptr, self.ptr, b.shape[1], pa, ctypes.c_void_p(b.ptr),
+                     b.ld, pb, ctypes.c_void_p(c.ptr), c.ld, self._workspace_ptr(b.view))
+            return out
         with b.descriptor() as bd, c.descriptor() as cd, \
                 _scalars(h, alpha, beta, self.out_dtype == DataType.R_32I) as (pa, pb):
             call(fn, h.ptr, self.ptr, pa, self.A.descr, bd.ptr, pb, cd.ptr,
@@ -287,6 +359,30 @@ class SpMMPlan(Plan):
                                     f"or array of {self.workspace_bytes} bytes) or an array B")
         return ctypes.c_void_p(view(self._workspace).ptr)
 
+    def set_epilogue(self, bias=None, scale=None, *, handle=None) -> None:
+        """Points the fused epilogue (analyzed with PlanOptions(bias=True / scale=True)) at a
+        per-row bias and scale: fp32 device arrays of m elements (or None), read by every later
+        execute; change them freely without re-analyzing (spxPlanSetEpilogue). The plan keeps
+        the arrays alive until they are replaced."""
+        views = [None if x is None else view(x, name=n) for x, n in ((bias, "bias"),
+                                                                        (scale, "scale"))]
+        for v, n in zip(views, ("bias", "scale")):
+            if v is not None and (v.dtype != DataType.R_32F or v.size != self.out_shape[0]):
+                raise InvalidValueError(f"{n} must be {self.out_shape[0]} float32 elements (one "
+                                        f"per row of C), not {v.size} {v.dtype.name}")
+        h = resolve(handle if handle is not None else self._handle, [v for v in views if v])
+        call("spxPlanSetEpilogue", h.ptr, self.ptr, *(None if v is None else ctypes.c_void_p(v.ptr)
+                                                      for v in views))
+        self._epilogue_arrays = (bias, scale)
+
+    @property
+    def epilogue(self) -> tuple[int | None, int | None]:
+        """The device addresses the fused epilogue reads now: (bias, scale), None where unset
+        (spxPlanGetEpilogue)."""
+        b, s = ctypes.c_void_p(), ctypes.c_void_p()
+        call("spxPlanGetEpilogue", self.ptr, ctypes.byref(b), ctypes.byref(s))
+        return b.value, s.value
+
     def info_for_n(self, n: int) -> PlanInfo:
         """What an execute with n columns runs (spxPlanGetInfoForN): family, kernel, config,
         route and estimates of the decision prepared for n; sizes are the plan's."""
@@ -302,6 +398,8 @@ class SpMMPlan(Plan):
     def update_values(self, values=None, *, handle=None) -> None:
         """A's values changed (in place, or pass the new array): re-pack the plan's copy without
         structural analysis (spxPlanUpdateValues, queued on the handle's stream)."""
+        if self.A is None:
+            raise InvalidValueError("update_values needs the plan's matrix: Plan.load(..., A=)")
         if values is not None:
             self.A.set_values(values)
         h = resolve(handle if handle is not None else self._handle, [self.A._views["values"]])

@@ -80,3 +80,20 @@ def test_srbcrs_slot_ptr():
     assert srbcrs_slot_ptr([0, 0, 3, 35, 35, 99], 4).tolist() == [0, 0, 32, 64, 64, 128]
     with pytest.raises(spx.InvalidValueError, match="block_row_ptr"):
         srbcrs_slot_ptr([0, 5, 2])
+
+
+def test_epilogue_options():
+    with spx.PlanOptions() as opts:
+        assert opts.activation == spx.Activation.NONE
+        assert opts.bias is False and opts.scale is False
+        opts.activation = spx.Activation.GELU_TANH
+        assert opts.get(spx.PlanOption.EPILOGUE_ACTIVATION) == 2
+        opts.bias = True
+        assert opts.get(spx.PlanOption.EPILOGUE_BIAS) == 1
+        with pytest.raises(spx.InvalidValueError, match="SPX_ACTIVATION_SILU"):
+            opts.set(spx.PlanOption.EPILOGUE_ACTIVATION, 4)
+        assert opts.activation == spx.Activation.GELU_TANH  # unchanged
+        with pytest.raises(spx.InvalidValueError, match="0 or 1"):
+            opts.set(spx.PlanOption.EPILOGUE_SCALE, 2)
+    with spx.PlanOptions(activation=spx.Activation.SILU, bias=True, scale=True) as opts:
+        assert (opts.activation, opts.bias, opts.scale) == (spx.Activation.SILU, True, True)

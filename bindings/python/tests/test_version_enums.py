@@ -18,6 +18,7 @@ ENUMS = {
     "spxPlanOption": (spx.PlanOption, "SPX_PLAN_OPTION_"),
     "spxValuesLayout": (spx.ValuesLayout, "SPX_VALUES_LAYOUT_"),
     "spxDenseRoute": (spx.DenseRoute, "SPX_DENSE_ROUTE_"),
+    "spxActivation": (spx.Activation, "SPX_ACTIVATION_"),
 }
 
 

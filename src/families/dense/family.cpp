@@ -2,11 +2,15 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 
 #include "families/dense/kernels/cublas.hpp"
 #include "families/dense/kernels/densify.hpp"
+#include "families/dense/kernels/epilogue.hpp"
 #include "families/dense/plan/gemm.hpp"
+#include "families/record.hpp"
+#include "families/operands.hpp"
 #include "families/structure.hpp"
 #include "runtime/dtype.hpp"
 
@@ -30,6 +34,8 @@ class DenseSpmm final : public SpmmKernelPlan {
         a_(std::make_shared<DenseA>()) {
     set_operands(p);
     device::check(kernels::dense::densify_load(), "loading the densify kernel");
+    if (p.options.any_epilogue())
+      device::check(kernels::dense::epilogue_load(), "loading the dense route's epilogue kernel");
     const plan::DensifyMap map = plan::densify_map(csr, p.A.cols);
     a_->entries = static_cast<int64_t>(map.pos.size());
     a_->pos = device::upload(map.pos, p.h.stream);
@@ -53,6 +59,27 @@ class DenseSpmm final : public SpmmKernelPlan {
     }
     update_values(p.h, p.A);
     device::check(cudaStreamSynchronize(p.h.stream), "densifying A into the plan");
+  }
+
+  /// A loaded plan (serialized): the dense copy and densify map of `r`.
+  DenseSpmm(const SpmmProblem& p, const plan::DenseRecord& r)
+      : layout_(layout_for(p, p.B.cols)), type_(r.type), tf32_(r.tf32),
+        a_(std::make_shared<DenseA>()) {
+    set_operands(p);
+    device::check(kernels::dense::densify_load(), "loading the densify kernel");
+    a_->entries = r.entries;
+    a_->pos = device::upload_bytes(r.pos.data, r.pos.bytes, p.h.stream);
+    a_->slot = device::upload_bytes(r.slot.data, r.slot.bytes, p.h.stream);
+    a_->dense = device::upload_bytes(r.dense.data, r.dense.bytes, p.h.stream);
+  }
+
+  void save(FamilyRecord& out) const override {
+    plan::DenseRecord r;
+    r.type = type_, r.tf32 = tf32_, r.rows = m_, r.cols = k_, r.entries = a_->entries;
+    r.pos = {a_->pos.get(), a_->pos.bytes()};
+    r.slot = {a_->slot.get(), a_->slot.bytes()};
+    r.dense = {a_->dense.get(), a_->dense.bytes()};
+    out.v = r;
   }
 
   void run(const spxContext& h, const SpmmCall& call) const override {
@@ -82,8 +109,16 @@ class DenseSpmm final : public SpmmKernelPlan {
     g.alpha = static_cast<const float*>(call.alpha);
     g.beta = static_cast<const float*>(call.beta);
     g.device_scalars = h.pointer_mode == SPX_POINTER_MODE_DEVICE;
+    // With the plan's epilogue: C = alpha A B (the engine routes here only calls whose beta is 0
+    // on the host), then the epilogue in place (for 16-bit C the product is rounded first).
+    SPX_EXPECTS(!call.epilogue.on || dense_takes_epilogue(h, call.beta), SPX_STATUS_INTERNAL_ERROR,
+                "the dense route was given an epilogue call with beta != 0 or device scalars");
     const std::string err = kernels::dense::gemm(g, h.device, h.stream);
     SPX_EXPECTS(err.empty(), SPX_STATUS_EXECUTION_FAILED, "the dense route: %s", err.c_str());
+    if (call.epilogue.on)
+      device::check(kernels::dense::epilogue_in_place(view_of(call.C), call.C.rows, call.C.cols,
+                                                      call.epilogue, h.stream),
+                    "launching the dense route's epilogue kernel");
   }
 
   void update_values(const spxContext& h, const spxSpMatDescr& A) override {
@@ -151,6 +186,13 @@ class DenseSpmm final : public SpmmKernelPlan {
 
 }  // namespace
 
+bool dense_takes_epilogue(const spxContext& h, const void* beta) {
+  if (h.pointer_mode != SPX_POINTER_MODE_HOST) return false;
+  float b;
+  std::memcpy(&b, beta, sizeof b);
+  return b == 0.0f;
+}
+
 Refusal dense_can_implement(const SpmmProblem& p) {
   const spxDataType_t t = p.A.type;
   if (t != SPX_R_32F && t != SPX_R_16F && t != SPX_R_16BF)
@@ -181,6 +223,14 @@ plan::GemmSize dense_gemm_size(const SpmmProblem& p, bool tf32) {
            : tf32                ? plan::GemmMath::Tf32
                                  : plan::GemmMath::Fp32;
   return g;
+}
+
+std::unique_ptr<SpmmKernelPlan> load_dense_spmm(const SpmmProblem& p, const plan::DenseRecord& r) {
+  SPX_EXPECTS(r.rows == p.A.rows && r.cols == p.A.cols && r.type == p.A.type &&
+                  r.tf32 == tf32_for(p),
+              SPX_STATUS_INVALID_VALUE,
+              "serialized plan is invalid: its dense record is not A's shape and type");
+  return std::make_unique<DenseSpmm>(p, r);
 }
 
 std::unique_ptr<SpmmKernelPlan> build_dense_spmm(const SpmmProblem& p, spxPlanInfo_t& info) {

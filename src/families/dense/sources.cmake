@@ -4,4 +4,5 @@ set(SPX_DENSE_SOURCES
   families/dense/plan/gemm.cpp
   families/dense/plan/roofline.cpp
   families/dense/kernels/cublas.cpp
-  families/dense/kernels/densify.cu)
+  families/dense/kernels/densify.cu
+  families/dense/kernels/epilogue.cu)

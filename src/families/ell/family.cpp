@@ -10,6 +10,7 @@
 #include "runtime/elapsed.hpp"
 #include "runtime/log.hpp"
 #include "families/operands.hpp"
+#include "families/record.hpp"
 #include "families/structure.hpp"
 #include "families/ell/kernels/ell.hpp"
 #include "families/ell/plan/call.hpp"
@@ -81,12 +82,52 @@ class EllSpmm final : public SpmmKernelPlan {
     device::check(cudaStreamSynchronize(p.h.stream), "packing A's values into the ELL plan");
   }
 
+  /// A loaded plan (serialized): the arrays of `r` (the DenseMma dense A too, where one was
+  /// made), the decision for p's n made again.
+  EllSpmm(const SpmmProblem& p, const plan::EllRecord& r) : a_(std::make_shared<EllA>()) {
+    a_->shape = {r.rows, r.cols, r.width, r.nnz, r.overflow, r.index16};
+    a_->half = r.half;
+    a_->stride = r.stride;
+    a_->slots = r.slots;
+    a_->alloc_slots = r.alloc_slots;
+    device::check(ek::spmm_load(a_->half, r.index16, p.h.smem_per_block_optin),
+                  "loading the ELL SpMM kernels");
+    device::check(ek::pack_values_load(), "loading the ELL value packing kernel");
+    const cudaStream_t s = p.h.stream;
+    a_->indices = device::upload_bytes(r.indices.data, r.indices.bytes, s);
+    a_->row_len = device::upload_bytes(r.row_len.data, r.row_len.bytes, s);
+    a_->tail_ptr = device::upload_bytes(r.tail_ptr.data, r.tail_ptr.bytes, s);
+    a_->slot_map = device::upload_bytes(r.slot_map.data, r.slot_map.bytes, s);
+    a_->values = device::upload_bytes(r.values.data, r.values.bytes, s);
+    a_->dense_a = device::upload_bytes(r.dense_a.data, r.dense_a.bytes, s);
+    a_->packed = r.packed;
+    decide(p, true);
+    SPX_EXPECTS(a_->dense_a.bytes() == r.dense_a.bytes, SPX_STATUS_NOT_SUPPORTED,
+                "serialized plan: the ELL decision made again on this device needs another dense "
+                "A than the stored one; analyze the matrix again");
+  }
+
+  void save(FamilyRecord& out) const override {
+    plan::EllRecord r;
+    const EllShape& l = a_->shape;
+    r.rows = l.rows, r.cols = l.cols, r.width = l.width, r.nnz = l.nnz, r.overflow = l.overflow;
+    r.index16 = l.index16, r.half = a_->half, r.packed = a_->packed;
+    r.stride = a_->stride, r.slots = a_->slots, r.alloc_slots = a_->alloc_slots;
+    r.values = {a_->values.get(), a_->values.bytes()};
+    r.indices = {a_->indices.get(), a_->indices.bytes()};
+    r.row_len = {a_->row_len.get(), a_->row_len.bytes()};
+    r.tail_ptr = {a_->tail_ptr.get(), a_->tail_ptr.bytes()};
+    r.slot_map = {a_->slot_map.get(), a_->slot_map.bytes()};
+    r.dense_a = {a_->dense_a.get(), a_->dense_a.bytes()};
+    out.v = r;
+  }
+
   void run(const spxContext& h, const SpmmCall& call) const override {
     ek::SpmmArgs a = a_side();
     a.n = call.C.cols;
     a.B = view_of(call.B);
     a.C = view_of(call.C);
-    a.scalars = scalars_of(h, call.alpha, call.beta, false);
+    a.scalars = spmm_scalars_of(h, call, false);
     a.workspace = call.workspace;
     const int c = decision_.candidates.selected();
     const ek::KernelConfig& cfg = decision_.candidates.at(c);
@@ -228,6 +269,13 @@ Refusal ell_can_implement(const SpmmProblem& p) {
   std::vector<int32_t> len(static_cast<size_t>(p.A.rows));
   for (int64_t r = 0; r < p.A.rows; ++r) len[r] = ptr[r + 1] - ptr[r];
   return plan::ell_near_uniform_lengths(len);
+}
+
+std::unique_ptr<SpmmKernelPlan> load_ell_spmm(const SpmmProblem& p, const plan::EllRecord& r) {
+  SPX_EXPECTS(r.rows == p.A.rows && r.cols == p.A.cols && r.half == (p.A.type == SPX_R_16F),
+              SPX_STATUS_INVALID_VALUE,
+              "serialized plan is invalid: its ELL record is not A's shape and type");
+  return std::make_unique<EllSpmm>(p, r);
 }
 
 std::unique_ptr<SpmmKernelPlan> build_ell_spmm(const SpmmProblem& p, spxPlanInfo_t& info) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "families/family.hpp"
+#include "families/ell/plan/serialize.hpp"
 
 namespace spx::dispatch {
 
@@ -13,4 +14,6 @@ Refusal ell_can_implement(const SpmmProblem& p);
 /// Plans the ELL layout (HYB split, 16-bit indices, value slot map), uploads it and fills info.
 std::unique_ptr<SpmmKernelPlan> build_ell_spmm(const SpmmProblem& p, spxPlanInfo_t& info);
 
+/// The plan of a serialized ELL record (engine/serialize): its arrays, the decision made again.
+std::unique_ptr<SpmmKernelPlan> load_ell_spmm(const SpmmProblem& p, const plan::EllRecord& r);
 }  // namespace spx::dispatch

@@ -6,6 +6,7 @@
 #include "families/fallback/kernels/fallback.hpp"
 #include "families/fallback/plan/entry_rows.hpp"
 #include "families/operands.hpp"
+#include "families/record.hpp"
 #include "families/structure.hpp"
 #include "runtime/dtype.hpp"
 
@@ -45,6 +46,30 @@ class FallbackSpmm final : public SpmmKernelPlan {
     device::check(cudaStreamSynchronize(p.h.stream), "gathering A's values into the plan");
   }
 
+  /// A loaded plan (serialized): the CSR copy and values of `r`.
+  FallbackSpmm(const SpmmProblem& p, const plan::FallbackRecord& r)
+      : a_(std::make_shared<FallbackA>()) {
+    device::check(kernels::fallback::spmm_csr_load(), "loading the fallback SpMM kernel");
+    device::check(kernels::fallback::gather_widen_load(), "loading the value gather kernel");
+    a_->csr.nnz = r.nnz;
+    a_->csr.row_ptr = device::upload_bytes(r.row_ptr.data, r.row_ptr.bytes, p.h.stream);
+    a_->csr.col_ind = device::upload_bytes(r.col_ind.data, r.col_ind.bytes, p.h.stream);
+    a_->csr.slot = device::upload_bytes(r.slot.data, r.slot.bytes, p.h.stream);
+    a_->values = device::upload_bytes(r.values.data, r.values.bytes, p.h.stream);
+    a_->integer = r.integer;
+  }
+
+  void save(FamilyRecord& out) const override {
+    plan::FallbackRecord r;
+    r.rows = static_cast<int64_t>(a_->csr.row_ptr.bytes() / 4) - 1;
+    r.nnz = a_->csr.nnz, r.integer = a_->integer;
+    r.row_ptr = {a_->csr.row_ptr.get(), a_->csr.row_ptr.bytes()};
+    r.col_ind = {a_->csr.col_ind.get(), a_->csr.col_ind.bytes()};
+    r.slot = {a_->csr.slot.get(), a_->csr.slot.bytes()};
+    r.values = {a_->values.get(), a_->values.bytes()};
+    out.v = r;
+  }
+
   void run(const spxContext& h, const SpmmCall& call) const override {
     kernels::fallback::SpmmCsrArgs a;
     a.m = call.C.rows;
@@ -55,7 +80,7 @@ class FallbackSpmm final : public SpmmKernelPlan {
     a.integer = a_->integer;
     a.B = view_of(call.B);
     a.C = view_of(call.C);
-    a.scalars = scalars_of(h, call.alpha, call.beta, call.C.type == SPX_R_32I);
+    a.scalars = spmm_scalars_of(h, call, call.C.type == SPX_R_32I);
     device::check(kernels::fallback::spmm_csr(a, h.stream), "launching the fallback SpMM kernel");
   }
 
@@ -139,6 +164,14 @@ std::unique_ptr<SpmmKernelPlan> build_fallback_spmm(const SpmmProblem& p, spxPla
   auto k = std::make_unique<FallbackSpmm>(p, csr);
   k->fill_info(p, info);
   return k;
+}
+
+std::unique_ptr<SpmmKernelPlan> load_fallback_spmm(const SpmmProblem& p,
+                                                   const plan::FallbackRecord& r) {
+  SPX_EXPECTS(r.rows == p.A.rows && r.integer == (p.compute_type == SPX_R_32I),
+              SPX_STATUS_INVALID_VALUE,
+              "serialized plan is invalid: its fallback record is not A's shape and types");
+  return std::make_unique<FallbackSpmm>(p, r);
 }
 
 std::unique_ptr<SddmmKernelPlan> build_fallback_sddmm(const SddmmProblem& p, spxPlanInfo_t& info) {

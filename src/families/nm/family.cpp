@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
@@ -13,6 +14,7 @@
 #include "families/nm/plan/choice.hpp"
 #include "families/nm/plan/layout.hpp"
 #include "families/operands.hpp"
+#include "families/record.hpp"
 #include "families/structure.hpp"
 #include "runtime/dtype.hpp"
 #include "runtime/elapsed.hpp"
@@ -60,6 +62,7 @@ pnm::Inputs choice_inputs(const SpmmProblem& p) {
 struct NmA {
   device::Buffer a_t, ridx, col_info, col_count;
   size_t metadata_bytes = 0;
+  int64_t pack_capacity = 0;
   HostVector<int32_t> host_indices;
 };
 
@@ -88,26 +91,44 @@ class NmSpmm final : public SpmmKernelPlan {
     a_->col_info = device::upload(layout.col_info, p.h.stream);
     a_->col_count = device::upload(layout.col_count, p.h.stream);
     a_->metadata_bytes = static_cast<size_t>(plan::nm_metadata_bytes(layout));
-    common_.m = p.C.rows;
-    common_.n = p.C.cols;
-    common_.k = p.A.cols;
-    common_.l = p.A.l;
-    common_.w_s = static_cast<int>(staging.w_s);
-    common_.k_s = static_cast<int>(staging.k_s);
-    common_.rows_s = static_cast<int>(decision_.rows_s);
-    common_.stages = static_cast<int>(staging.stages);
-    common_.depth = decision_.depth;
-    common_.a_t = a_->a_t.as<float>();
-    common_.rows_pad = staging.rows_pad;
-    common_.kc_pad = staging.kc_pad;
-    common_.ridx = a_->ridx.as<uint16_t>();
-    common_.packing = decision_.packing;
-    common_.col_info = a_->col_info.as<uint16_t>();
-    common_.col_count = a_->col_count.as<int32_t>();
-    common_.pack_capacity = static_cast<int>(layout.pack_capacity);
-    common_.tensor_map_encoder = encoder;
+    a_->pack_capacity = layout.pack_capacity;
+    set_common(p, encoder);
     update_values(p.h, p.A);
     device::check(cudaStreamSynchronize(p.h.stream), "re-laying out A's values into the plan");
+  }
+
+  /// A loaded plan (serialized): the arrays of `r`, the decision made again from its indices.
+  NmSpmm(const SpmmProblem& p, const pnm::Inputs& in, pnm::Decision decision,
+         const plan::NmRecord& r, void* encoder, std::vector<int32_t> host_indices)
+      : in_(in), decision_(std::move(decision)), a_(std::make_shared<NmA>()) {
+    device::check(knm::spmm_load(p.h.smem_per_block_optin), "loading the NM SpMM kernels");
+    device::check(knm::relayout_load(), "loading the NM value re-layout kernel");
+    a_->host_indices = std::move(host_indices);
+    in_.indices = nullptr;
+    a_->a_t = device::upload_bytes(r.a_t.data, r.a_t.bytes, p.h.stream);
+    a_->ridx = device::upload_bytes(r.ridx.data, r.ridx.bytes, p.h.stream);
+    a_->col_info = device::upload_bytes(r.col_info.data, r.col_info.bytes, p.h.stream);
+    a_->col_count = device::upload_bytes(r.col_count.data, r.col_count.bytes, p.h.stream);
+    a_->metadata_bytes = static_cast<size_t>(r.metadata_bytes);
+    a_->pack_capacity = r.pack_capacity;
+    set_common(p, encoder);
+  }
+
+  void save(FamilyRecord& out) const override {
+    plan::NmRecord r;
+    const plan::NmDims& d = decision_.dims;
+    r.rows = d.rows, r.cols = d.cols, r.n = d.n, r.m = d.m, r.l = d.l;
+    r.packing = decision_.packing;
+    r.pack_capacity = a_->pack_capacity;
+    r.metadata_bytes = static_cast<int64_t>(a_->metadata_bytes);
+    const plan::NmStaging& s = decision_.staging;
+    r.kc_pad = s.kc_pad, r.rows_pad = s.rows_pad, r.groups_pad = s.groups_pad, r.stages = s.stages;
+    r.a_t = {a_->a_t.get(), a_->a_t.bytes()};
+    r.ridx = {a_->ridx.get(), a_->ridx.bytes()};
+    r.col_info = {a_->col_info.get(), a_->col_info.bytes()};
+    r.col_count = {a_->col_count.get(), a_->col_count.bytes()};
+    r.indices = {a_->host_indices.data(), a_->host_indices.size() * sizeof(int32_t), true};
+    out.v = r;
   }
 
   void run(const spxContext& h, const SpmmCall& call) const override {
@@ -126,7 +147,7 @@ class NmSpmm final : public SpmmKernelPlan {
     knm::SpmmOperands ops;
     ops.B = view_of(call.B);
     ops.C = view_of(call.C);
-    ops.scalars = scalars_of(h, call.alpha, call.beta, false);
+    ops.scalars = spmm_scalars_of(h, call, false);
     ops.workspace = call.workspace;
     device::check(knm::spmm(common, config, ops, h.stream), "launching the NM SpMM kernel");
   }
@@ -193,6 +214,30 @@ class NmSpmm final : public SpmmKernelPlan {
   }
 
  private:
+  /// The launch arguments every call shares: the problem's sizes, the decision's geometry and
+  /// the plan's arrays.
+  void set_common(const SpmmProblem& p, void* encoder) {
+    const plan::NmStaging& staging = decision_.staging;
+    common_.m = p.C.rows;
+    common_.n = p.C.cols;
+    common_.k = p.A.cols;
+    common_.l = p.A.l;
+    common_.w_s = static_cast<int>(staging.w_s);
+    common_.k_s = static_cast<int>(staging.k_s);
+    common_.rows_s = static_cast<int>(decision_.rows_s);
+    common_.stages = static_cast<int>(staging.stages);
+    common_.depth = decision_.depth;
+    common_.a_t = a_->a_t.as<float>();
+    common_.rows_pad = staging.rows_pad;
+    common_.kc_pad = staging.kc_pad;
+    common_.ridx = a_->ridx.as<uint16_t>();
+    common_.packing = decision_.packing;
+    common_.col_info = a_->col_info.as<uint16_t>();
+    common_.col_count = a_->col_count.as<int32_t>();
+    common_.pack_capacity = static_cast<int>(a_->pack_capacity);
+    common_.tensor_map_encoder = encoder;
+  }
+
   pnm::Inputs in_;  ///< the analyzed inputs (their n, B layout, device), indices unset
   pnm::Decision decision_;
   knm::SpmmCommon common_;
@@ -217,6 +262,30 @@ Refusal nm_can_implement(const SpmmProblem& p) {
     return strf("no NM pipeline stage fits the device's %lld bytes of shared memory per block",
                 ll(p.h.smem_per_block_optin));
   return {};
+}
+
+std::unique_ptr<SpmmKernelPlan> load_nm_spmm(const SpmmProblem& p, const plan::NmRecord& r) {
+  SPX_EXPECTS(r.rows == p.A.rows && r.cols == p.A.cols && r.n == p.A.n && r.m == p.A.m &&
+                  r.l == p.A.l,
+              SPX_STATUS_INVALID_VALUE, "serialized plan is invalid: its NM record is not A's shape");
+  std::vector<int32_t> idx(static_cast<size_t>(r.indices.bytes / sizeof(int32_t)));
+  if (!idx.empty()) std::memcpy(idx.data(), r.indices.data, idx.size() * sizeof(int32_t));
+  pnm::Inputs in = choice_inputs(p);
+  plan::validate_nm_indices(in.dims, idx.data());
+  in.indices = idx.data();
+  void* encoder = knm::tensor_map_encoder();
+  in.tensor_maps = encoder != nullptr;
+  in.stream_k_blocks_per_sm = [](knm::TileId tile, int64_t smem) {
+    return knm::spmm_bulk_stream_k_occupancy(tile, smem);
+  };
+  pnm::Decision d = pnm::choose(in, pnm::read_overrides(p.switches));
+  const plan::NmStaging& s = d.staging;
+  SPX_EXPECTS(s.kc_pad == r.kc_pad && s.rows_pad == r.rows_pad && s.groups_pad == r.groups_pad &&
+                  s.stages == r.stages && d.packing == r.packing,
+              SPX_STATUS_NOT_SUPPORTED,
+              "serialized plan: the NM decision made again on this device does not take the "
+              "stored stage geometry; analyze the matrix again");
+  return std::make_unique<NmSpmm>(p, in, std::move(d), r, encoder, std::move(idx));
 }
 
 std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_t& info) {

@@ -8,10 +8,13 @@
 #pragma once
 
 #include "families/family.hpp"
+#include "families/nm/plan/serialize.hpp"
 
 namespace spx::dispatch {
 
 Refusal nm_can_implement(const SpmmProblem& p);
 std::unique_ptr<SpmmKernelPlan> build_nm_spmm(const SpmmProblem& p, spxPlanInfo_t& info);
 
+/// The plan of a serialized NM record (engine/serialize): its arrays, the decision made again.
+std::unique_ptr<SpmmKernelPlan> load_nm_spmm(const SpmmProblem& p, const plan::NmRecord& r);
 }  // namespace spx::dispatch

@@ -12,6 +12,7 @@
 #include "runtime/elapsed.hpp"
 #include "runtime/log.hpp"
 #include "families/operands.hpp"
+#include "families/record.hpp"
 #include "families/structure.hpp"
 #include "families/sptc/kernels/sptc.hpp"
 #include "families/sptc/plan/choice.hpp"
@@ -108,6 +109,54 @@ class SptcSpmm final : public SpmmKernelPlan {
     device::check(cudaStreamSynchronize(p.h.stream), "packing A's values into the SpTC plan");
   }
 
+  /// A loaded plan (serialized): the storage of `r`, the decision for `in` made again.
+  SptcSpmm(const SpmmProblem& p, const plan::SptcRecord& r, const plan::sptc::Inputs& in)
+      : in_(in), decision_(plan::sptc::choose(in, plan::sptc::read_overrides(p.switches))),
+        a_(std::make_shared<SptcA>()) {
+    a_->bf16 = r.bf16;
+    a_->block_tile = r.block_tile;
+    a_->m = r.m;
+    a_->k = r.k;
+    a_->panels = r.panels;
+    a_->work = {r.work_k_positions, r.work_block_tile, r.work_a_bytes};
+    n_ = r.n;
+    b_order_ = r.b_order;
+    load_kernels();
+    device::check(ks::pack_values_load(), "loading the SpTC value packing kernel");
+    a_->max_pairs = r.max_pairs;
+    const cudaStream_t s = p.h.stream;
+    a_->row_map = device::upload_bytes(r.row_map.data, r.row_map.bytes, s);
+    a_->blocks = device::upload_bytes(r.blocks.data, r.blocks.bytes, s);
+    a_->gather = device::upload_bytes(r.gather.data, r.gather.bytes, s);
+    a_->metadata = device::upload_bytes(r.metadata.data, r.metadata.bytes, s);
+    a_->value_slot = device::upload_bytes(r.value_slot.data, r.value_slot.bytes, s);
+    a_->values = device::upload_bytes(r.values.data, r.values.bytes, s);
+    a_->slots = r.slots;
+  }
+
+  void save(FamilyRecord& out) const override {
+    plan::SptcRecord r;
+    const plan::sptc::Inputs& in = in_;
+    r.m = in.m, r.k = in.k, r.n = in.n, r.bf16 = in.bf16, r.b_aligned = in.b_aligned;
+    r.wgmma_usable = in.wgmma_usable, r.clustered = in.clustered;
+    r.b_order = in.b_order, r.c_order = in.c_order, r.c_type = in.c_type;
+    r.sm_count = in.sm_count, r.block_tile = in.block_tile, r.max_pairs = in.max_pairs;
+    r.smem_optin = static_cast<int64_t>(in.smem_optin), r.panels = in.panels;
+    r.tiles = in.tiles, r.slices = in.slices, r.columns_skipped = in.columns_skipped;
+    r.retries = in.retries, r.padding_columns = in.padding_columns;
+    r.dense_fraction = in.dense_fraction;
+    r.slots = a_->slots;
+    r.work_k_positions = a_->work.k_positions, r.work_block_tile = a_->work.block_tile;
+    r.work_a_bytes = a_->work.a_bytes;
+    r.row_map = {a_->row_map.get(), a_->row_map.bytes()};
+    r.blocks = {a_->blocks.get(), a_->blocks.bytes()};
+    r.gather = {a_->gather.get(), a_->gather.bytes()};
+    r.metadata = {a_->metadata.get(), a_->metadata.bytes()};
+    r.value_slot = {a_->value_slot.get(), a_->value_slot.bytes()};
+    r.values = {a_->values.get(), a_->values.bytes()};
+    out.v = r;
+  }
+
   void run(const spxContext& h, const SpmmCall& call) const override {
     ks::SpmmArgs a;
     a.m = a_->m;
@@ -123,7 +172,7 @@ class SptcSpmm final : public SpmmKernelPlan {
     a.bf16 = a_->bf16;
     a.B = view_of(call.B);
     a.C = view_of(call.C);
-    a.scalars = scalars_of(h, call.alpha, call.beta, false);
+    a.scalars = spmm_scalars_of(h, call, false);
     a.workspace = call.workspace;
     // The per-call part of the decision: how this call's B is read (alignment, leading
     // dimension, the workspace transpose), hence which kernel of the configuration runs.
@@ -229,6 +278,30 @@ Refusal sptc_can_implement(const SpmmProblem& p) {
                 p.A.format == SPX_FORMAT_CSR ? "col_ind" : "block_col", ll(s.duplicate_index),
                 ll(s.duplicate_col));
   return {};
+}
+
+std::unique_ptr<SpmmKernelPlan> load_sptc_spmm(const SpmmProblem& p, const plan::SptcRecord& r) {
+  SPX_EXPECTS(r.m == p.A.rows && r.k == p.A.cols && r.n == p.B.cols &&
+                  r.bf16 == (p.A.type == SPX_R_16BF) && r.b_order == p.B.order &&
+                  r.c_order == p.C.order && r.c_type == p.C.type,
+              SPX_STATUS_INVALID_VALUE,
+              "serialized plan is invalid: its SpTC record is not the plan's problem");
+  SPX_EXPECTS(r.sm_count == p.h.sm_count &&
+                  r.wgmma_usable == ks::wgmma_usable(p.h.cc_major, p.h.cc_minor) &&
+                  r.smem_optin == static_cast<int64_t>(p.h.smem_per_block_optin),
+              SPX_STATUS_NOT_SUPPORTED,
+              "serialized plan: its SpTC decision was made for another device; analyze the "
+              "matrix again");
+  plan::sptc::Inputs in;
+  in.m = r.m, in.k = r.k, in.n = r.n, in.bf16 = r.bf16, in.b_order = r.b_order;
+  in.c_order = r.c_order, in.c_type = r.c_type, in.b_aligned = r.b_aligned;
+  in.sm_count = r.sm_count, in.wgmma_usable = r.wgmma_usable;
+  in.smem_optin = static_cast<size_t>(r.smem_optin), in.block_tile = r.block_tile;
+  in.panels = r.panels, in.max_pairs = r.max_pairs, in.clustered = r.clustered;
+  in.tiles = r.tiles, in.slices = r.slices, in.columns_skipped = r.columns_skipped;
+  in.retries = r.retries, in.padding_columns = r.padding_columns;
+  in.dense_fraction = r.dense_fraction;
+  return std::make_unique<SptcSpmm>(p, r, in);
 }
 
 std::unique_ptr<SpmmKernelPlan> build_sptc_spmm(const SpmmProblem& p, spxPlanInfo_t& info) {

@@ -10,10 +10,13 @@
 #pragma once
 
 #include "families/family.hpp"
+#include "families/sptc/plan/serialize.hpp"
 
 namespace spx::dispatch {
 
 Refusal sptc_can_implement(const SpmmProblem& p);
 std::unique_ptr<SpmmKernelPlan> build_sptc_spmm(const SpmmProblem& p, spxPlanInfo_t& info);
 
+/// The plan of a serialized SpTC record (engine/serialize): its storage, the decision made again.
+std::unique_ptr<SpmmKernelPlan> load_sptc_spmm(const SpmmProblem& p, const plan::SptcRecord& r);
 }  // namespace spx::dispatch

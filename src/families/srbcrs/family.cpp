@@ -10,6 +10,7 @@
 #include "runtime/error.hpp"
 #include "runtime/log.hpp"
 #include "families/operands.hpp"
+#include "families/record.hpp"
 #include "families/structure.hpp"
 #include "families/srbcrs/kernels/srbcrs.hpp"
 #include "families/srbcrs/plan/choice.hpp"
@@ -56,13 +57,7 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
              plan::srbcrs::Decision decision, const plan::SrbcrsLayout& l)
       : in_(in), decision_(std::move(decision)), a_(std::make_shared<SrbcrsA>()) {
     const plan::SrbcrsChoice& choice = decision_.variant;
-    a_->variant.a_bits = choice.a_bits;
-    a_->variant.b_bits = choice.b_bits;
-    a_->variant.a_signed = choice.a_signed;
-    a_->variant.b_signed = choice.b_signed;
-    a_->variant.native_int4 = choice.native_int4;
-    device::check(ks::spmm_load(a_->variant), "loading the SR-BCRS SpMM kernels");
-    device::check(ks::pack_values_load(), "loading the SR-BCRS value packing kernel");
+    load_variant();
     SPX_EXPECTS(l.stride == choice.stride && l.slots == decision_.slots, SPX_STATUS_INTERNAL_ERROR,
                 "the SR-BCRS layout (stride %lld, %lld slots) is not the one decided (%lld, %lld)",
                 ll(l.stride), ll(l.slots), ll(choice.stride), ll(decision_.slots));
@@ -79,6 +74,43 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
     device::check(cudaStreamSynchronize(p.h.stream), "packing A's values into the SR-BCRS plan");
   }
 
+  /// A loaded plan (serialized): the layout of `r` (checked to be the decided one).
+  SrbcrsSpmm(const SpmmProblem& p, const plan::srbcrs::Inputs& in,
+             plan::srbcrs::Decision decision, const plan::SrbcrsRecord& r)
+      : in_(in), decision_(std::move(decision)), a_(std::make_shared<SrbcrsA>()) {
+    load_variant();
+    SPX_EXPECTS(r.stride == decision_.variant.stride && r.slots == decision_.slots,
+                SPX_STATUS_NOT_SUPPORTED,
+                "serialized plan: the SR-BCRS decision made again on this device takes another "
+                "layout (stride %lld, %lld slots) than the stored one (%lld, %lld); analyze the "
+                "matrix again",
+                ll(decision_.variant.stride), ll(decision_.slots), ll(r.stride), ll(r.slots));
+    a_->m = r.m;
+    a_->k = r.k;
+    a_->vec_len = static_cast<int>(r.vec_len);
+    a_->vector_rows = r.vector_rows;
+    a_->slots = r.slots;
+    a_->row_ptr = device::upload_bytes(r.row_ptr.data, r.row_ptr.bytes, p.h.stream);
+    a_->col = device::upload_bytes(r.col.data, r.col.bytes, p.h.stream);
+    a_->vec_map = device::upload_bytes(r.vec_map.data, r.vec_map.bytes, p.h.stream);
+    a_->values = device::upload_bytes(r.values.data, r.values.bytes, p.h.stream);
+  }
+
+  void save(FamilyRecord& out) const override {
+    plan::SrbcrsRecord r;
+    r.a_type = in_.a_type;
+    r.m = a_->m, r.k = a_->k, r.vec_len = a_->vec_len, r.vector_rows = a_->vector_rows;
+    r.slots = a_->slots, r.stride = decision_.variant.stride;
+    const plan::SrbcrsStructureStats& st = in_.structure;
+    r.stats_vector_rows = st.vector_rows, r.stats_num_vectors = st.num_vectors;
+    r.stats_slots32 = st.slots32, r.stats_slots64 = st.slots64;
+    r.row_ptr = {a_->row_ptr.get(), a_->row_ptr.bytes()};
+    r.col = {a_->col.get(), a_->col.bytes()};
+    r.vec_map = {a_->vec_map.get(), a_->vec_map.bytes()};
+    r.values = {a_->values.get(), a_->values.bytes()};
+    out.v = r;
+  }
+
   void run(const spxContext& h, const SpmmCall& call) const override {
     ks::SpmmArgs a;
     a.m = a_->m;
@@ -91,7 +123,7 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
     a.values = a_->values.get();
     a.B = view_of(call.B);
     a.C = view_of(call.C);
-    a.scalars = scalars_of(h, call.alpha, call.beta, call.C.type == SPX_R_32I);
+    a.scalars = spmm_scalars_of(h, call, call.C.type == SPX_R_32I);
     a.workspace = call.workspace;
     a.split = decision_.schedule().split;
     a.tile_major = decision_.schedule().tile_major;
@@ -157,6 +189,17 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
   }
 
  private:
+  void load_variant() {
+    const plan::SrbcrsChoice& choice = decision_.variant;
+    a_->variant.a_bits = choice.a_bits;
+    a_->variant.b_bits = choice.b_bits;
+    a_->variant.a_signed = choice.a_signed;
+    a_->variant.b_signed = choice.b_signed;
+    a_->variant.native_int4 = choice.native_int4;
+    device::check(ks::spmm_load(a_->variant), "loading the SR-BCRS SpMM kernels");
+    device::check(ks::pack_values_load(), "loading the SR-BCRS value packing kernel");
+  }
+
   plan::srbcrs::Inputs in_;          ///< the decision's inputs (A's statistics included)
   plan::srbcrs::Decision decision_;  ///< what runs (the selected schedule: spxSpMM_search)
   std::shared_ptr<SrbcrsA> a_;
@@ -166,6 +209,23 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
 
 Refusal srbcrs_can_implement(const SpmmProblem& p) {
   return plan::srbcrs::refusal(inputs_of(p));
+}
+
+std::unique_ptr<SpmmKernelPlan> load_srbcrs_spmm(const SpmmProblem& p,
+                                                 const plan::SrbcrsRecord& r) {
+  plan::srbcrs::Inputs in = inputs_of(p);
+  SPX_EXPECTS(r.m == p.A.rows && r.k == p.A.cols && r.vec_len == in.vec_len && r.a_type == p.A.type,
+              SPX_STATUS_INVALID_VALUE,
+              "serialized plan is invalid: its SR-BCRS record is not A's shape and type");
+  in.structure.vector_rows = r.stats_vector_rows;
+  in.structure.num_vectors = r.stats_num_vectors;
+  in.structure.slots32 = r.stats_slots32;
+  in.structure.slots64 = r.stats_slots64;
+  const std::string why = plan::srbcrs::refusal(in);
+  SPX_EXPECTS(why.empty(), SPX_STATUS_NOT_SUPPORTED,
+              "serialized plan: the SR-BCRS family cannot run it on this device: %s", why.c_str());
+  plan::srbcrs::Decision d = plan::srbcrs::choose(in, plan::srbcrs::read_overrides(p.switches));
+  return std::make_unique<SrbcrsSpmm>(p, in, std::move(d), r);
 }
 
 std::unique_ptr<SpmmKernelPlan> build_srbcrs_spmm(const SpmmProblem& p, spxPlanInfo_t& info) {

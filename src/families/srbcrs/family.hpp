@@ -5,6 +5,7 @@
 #pragma once
 
 #include "families/family.hpp"
+#include "families/srbcrs/plan/serialize.hpp"
 
 namespace spx::dispatch {
 
@@ -16,4 +17,8 @@ Refusal srbcrs_can_implement(const SpmmProblem& p);
 /// fills info from the decision.
 std::unique_ptr<SpmmKernelPlan> build_srbcrs_spmm(const SpmmProblem& p, spxPlanInfo_t& info);
 
+/// The plan of a serialized SR-BCRS record (engine/serialize): its arrays, the decision made
+/// again.
+std::unique_ptr<SpmmKernelPlan> load_srbcrs_spmm(const SpmmProblem& p,
+                                                 const plan::SrbcrsRecord& r);
 }  // namespace spx::dispatch

@@ -238,6 +238,37 @@ TEST_CASE("ELL decode staging (rotated copy, half chunks, column parts): k and n
       }
 }
 
+TEST_CASE("ELL decode staging with column-major B: register-transposed 16-byte columns; k and n tails",
+          "[ell]") {
+  // Column-major B (a framework's activations X^T) whose columns are 16-byte aligned is staged
+  // in tiles of 16 B x 16 B, transposed in registers, with the last k mod (16 / element) rows
+  // copied one by one; columns past n within the chunk are zero. k = 1003 and 4100 leave such a
+  // tail, n = 5, 9, 12 and 13 a column tail, ld = k rounded up (+ one more 16-byte piece every
+  // other case); the unaligned ld (k + 1) keeps the element copy. Every candidate runs, ELL and
+  // near-uniform CSR, C both orders, every alpha / beta; the bound is SlotSplit's FFMA bound.
+  UniqueHandle h = make_handle();
+  const int64_t ks[] = {300, 1003, 4100};
+  uint64_t seed = 47500;
+  int variant = 0;
+  for (const Types& t : kTypes) {
+    const int64_t per = t.in == SPX_R_32F ? 4 : 8;  // elements per 16 bytes
+    const int64_t ns[] = {per / 2 + 2, per, per + 1, 12, 13, 16};
+    for (int64_t k : ks)
+      for (int64_t n : ns) {
+        Rng rng(seed++);
+        const int64_t aligned_ld = (k + per - 1) / per * per + (variant % 2 == 1 ? per : 0);
+        const int64_t ld = variant % 5 == 4 ? k + 1 : aligned_ld;
+        const int64_t m = variant % 3 == 0 ? 97 : 389;
+        const int64_t width = k / 10 + variant % 7;
+        const Case c = make_case(rng, variant % 2 == 0, m, k, n, width, t, SPX_ORDER_COL,
+                                 variant % 4 < 2 ? SPX_ORDER_ROW : SPX_ORDER_COL, variant % 3,
+                                 ld - k);
+        run_all_candidates(h.get(), c);
+        ++variant;
+      }
+  }
+}
+
 TEST_CASE("ELL decode: B's chunk copied by the TMA unit (sm_90) where it is B's whole rows",
           "[ell]") {
   // One chunk of B's whole rows (row-major, ld == n == the chunk's NT): on sm_90 the plan has

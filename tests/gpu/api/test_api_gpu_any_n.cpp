@@ -124,6 +124,34 @@ TEST_CASE("one plan runs every n through spxSpMM_execute and spxSpMM", "[api][an
   }
 }
 
+// B and C of no columns at analyze, with a bound: the analyzed entry is n = 0 (where the family
+// is chosen), then 1, 2, 4, 8, 16; every n up to the bound runs its own decision.
+TEST_CASE("a plan analyzed with no columns and a bound runs every n", "[api][any_n]") {
+  UniqueHandle h = make_handle();
+  uint64_t seed = 7400;
+  for (const AnyNCase& c : cases()) {
+    INFO(c.f.name);
+    Spmm s = make_spmm(seed++, c.f.f, kM, kK, 0, c.f.in, c.f.out, SPX_ORDER_COL, SPX_ORDER_COL);
+    const UniquePlan plan = analyze_any_n(h.get(), s, c.f.alg, 16);
+    spxPlanInfo_t info{};
+    REQUIRE_SPX(spxPlanGetInfo(plan.get(), &info));
+    CHECK(info.max_n == 16);
+    CHECK(info.prepared_sizes == 6);
+    DeviceBuffer ws(workspace_bytes(plan.get()));
+    const ref::Scalars sc = c.f.out == SPX_R_32I ? ref::Scalars{2, -1} : ref::Scalars{1.5, -0.5};
+    const ScalarBytes alpha = make_scalar(sc.alpha, c.f.out), beta = make_scalar(sc.beta, c.f.out);
+    Rng rng(seed++);
+    for (const int64_t n : {1, 7, 16}) {
+      Operands o = operands(rng, c.f, n, SPX_ORDER_COL);
+      const HostDense c_old = o.C;
+      REQUIRE_SPX(spxSpMM_execute(h.get(), plan.get(), n, alpha.get(), o.dB.buf.get(), o.B.ld,
+                                  beta.get(), o.dC.buf.get(), o.C.ld, ws.get()));
+      device_sync();
+      check(c, s.A, o, c_old, sc, "analyzed n = 0, spxSpMM_execute n = " + std::to_string(n));
+    }
+  }
+}
+
 // A plan for any n holds exactly what a plan for one n holds (AUTO never makes a dense copy of A
 // for an n other than the analyzed one; NEVER: none at all).
 TEST_CASE("prepared sizes share one copy of A", "[api][any_n]") {
@@ -165,6 +193,10 @@ TEST_CASE("spxSpMM_execute refuses bad arguments", "[api][any_n]") {
   CHECK_SPX_INVALID(spxSpMM_execute(h.get(), p, 8, &one, B, kK - 1, &zero, C, ldc, ws.get()));
   CHECK_SPX_INVALID(spxSpMM_execute(h.get(), p, 8, &one, B, ldb, &zero, C, kM - 1, ws.get()));
   CHECK_SPX_INVALID(spxSpMM_execute(h.get(), p, 8, &one, nullptr, ldb, &zero, C, ldc, ws.get()));
+  // A leading dimension whose last column's byte offset overflows int64 (a fault if accepted).
+  const int64_t huge_ld = int64_t{1} << 61;
+  CHECK_SPX_INVALID(spxSpMM_execute(h.get(), p, 8, &one, B, huge_ld, &zero, C, ldc, ws.get()));
+  CHECK_SPX_INVALID(spxSpMM_execute(h.get(), p, 8, &one, B, ldb, &zero, C, huge_ld, ws.get()));
   CHECK_SPX_INVALID(spxSpMM_execute(h.get(), p, 8, &one, static_cast<char*>(B) + 1, ldb, &zero,
                                     C, ldc, ws.get()));
   std::vector<uint16_t> host_b(static_cast<size_t>(kK * 16));

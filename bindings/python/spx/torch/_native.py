@@ -2,7 +2,10 @@
 ``pickle`` and ``state_dict`` never meet a ctypes object: the spx matrix over the layer's
 buffers, ONE SpMM plan analyzed for any batch size (SPX_PLAN_OPTION_MAX_N = -1: one copy of the
 weight, a decision prepared per power of two), the workspace that serves every batch size, and
-the hot path, one spxSpMM_execute per call.
+the hot path, one spxSpMM_execute per call. A layer's bias is the plan's fused epilogue
+(SPX_PLAN_OPTION_EPILOGUE_BIAS, fp32 per output feature): added in fp32 by the kernel that
+writes Y, before its one rounding, with no kernel of its own (on the dense cuBLAS route, a small
+in-place kernel after the GEMM).
 
 Layers find their native part by an integer key in a module-level registry (the custom op takes
 that key, since an op schema cannot hold Python objects).
@@ -96,7 +99,8 @@ class NativeLinear:
     them; the plan packs its own copy at analyze and at update_values)."""
 
     def __init__(self, fmt: str, arrays: dict, params: dict, shape, dtype, scale, device,
-                 dense_route: DenseRoute = DenseRoute.AUTO):
+                 dense_route: DenseRoute = DenseRoute.AUTO, bias: bool = False,
+                 saved_plan: bytes | None = None):
         self.out_features, self.in_features = int(shape[0]), int(shape[1])
         self.device = device
         self.index = device.index or 0  # a CUDA tensor's device always names its index
@@ -106,8 +110,12 @@ class NativeLinear:
         self.c_dtype = dtype if not self.int8 or dtype != torch.bfloat16 else torch.float32
         self.scale = scale
         self.dense_route = DenseRoute(dense_route)
+        self.fused_bias = bool(bias)  # the plan adds the bias (its epilogue)
+        self._bias_key = None  # (data_ptr, version) of the bias the plan reads now
+        self._bias32 = None  # the fp32 bias the plan reads (the layer's own when fp32)
         self.A = make_matrix(fmt, arrays, shape, params)
         self.last_n = 1
+        self._saved_plan = saved_plan
         self._analyze()
         self._one, self._zero_h = ctypes.c_float(1.0), ctypes.c_float(0.0)
         self._alpha_ptr = ctypes.addressof(self._one)
@@ -118,8 +126,12 @@ class NativeLinear:
         self._thread_handle = (None, None)  # (thread id, its handle): replaced as one object
 
     def _analyze(self) -> None:
-        """One plan for every batch size, its workspace, and the hot path's pointers."""
+        """One plan for every batch size, its workspace, and the hot path's pointers; with a
+        saved plan (bytes of SpMMPlan.save over the same weight), that plan loaded on this
+        layer's device instead of a new analyze."""
+        saved_plan, self._saved_plan = self._saved_plan, None
         self._execute = function("spxSpMM_execute")  # a library without it says so here
+        self._set_epilogue = function("spxPlanSetEpilogue") if self.fused_bias else None
         h = thread_handle(self.index, False)
         h._set(current_stream(self.index))
         m, k = self.out_features, self.in_features
@@ -127,16 +139,34 @@ class NativeLinear:
             b_dtype = torch.int8 if self.int8 else self.in_dtype
             B = torch.zeros(_ANALYZE_N, k, dtype=b_dtype, device=self.device)
             C = torch.zeros(_ANALYZE_N, m, dtype=self.c_dtype, device=self.device)
-            # X^T and Y^T: column-major views (order given: one column is ambiguous).
-            with PlanOptions(max_n=-1, dense_route=self.dense_route) as opts:
-                self.plan = SpMMPlan(self.A, Dense(B.t(), order=Order.COL),
-                                     Dense(C.t(), order=Order.COL), handle=h, out_dtype=None,
-                                     out_order=None, compute_type=None, alg=SpMMAlg.DEFAULT,
-                                     options=opts)
+            if saved_plan is not None:
+                self.plan = SpMMPlan.load(saved_plan, handle=h, A=self.A)
+                self._check_loaded(m, k)
+            else:
+                # X^T and Y^T: column-major views (order given: one column is ambiguous).
+                with PlanOptions(max_n=-1, dense_route=self.dense_route,
+                                 bias=self.fused_bias) as opts:
+                    self.plan = SpMMPlan(self.A, Dense(B.t(), order=Order.COL),
+                                         Dense(C.t(), order=Order.COL), handle=h, out_dtype=None,
+                                         out_order=None, compute_type=None,
+                                         alg=SpMMAlg.DEFAULT, options=opts)
             ws = self.plan.workspace_bytes
             self.workspace = torch.empty(ws, dtype=torch.uint8, device=self.device) if ws else None
         self._plan_ptr = self.plan.ptr.value
         self._ws_ptr = self.workspace.data_ptr() if self.workspace is not None else None
+
+    def _check_loaded(self, m: int, k: int) -> None:
+        """A loaded plan must be one this layer would analyze: its shape, output order and any
+        batch size."""
+        p = self.plan
+        if p.shape != (m, k) or p.out_order != Order.COL or p.info.max_n != -1:
+            p.close()
+            raise InvalidValueError(f"the saved plan ({p.shape[0]} x {p.shape[1]}, "
+                                    f"max_n {p.info.max_n}) is not this layer's ({m} x {k})")
+
+    def save(self) -> bytes:
+        """The plan as bytes (waits for the plan's queued work on torch's current stream)."""
+        return self.plan.save(handle=self._handle_for_update())
 
     # -- hot path
     def _handle(self) -> Handle:
@@ -174,8 +204,11 @@ class NativeLinear:
             x2 = x2.contiguous()
         n = x2.shape[0]
         y = torch.empty(n, m, dtype=self.c_dtype, device=self.device)  # varargs: faster
+        fused = bias is not None and self.fused_bias
         if n:
             h = self._handle()
+            if fused and (bias.data_ptr(), bias._version) != self._bias_key:
+                self._point_bias(h, bias)
             if self.int8:
                 xq, x_scale = quantize_per_tensor(x2)
                 alpha = self.scale * x_scale  # dequantizes the int32 sums; a device scalar
@@ -191,9 +224,24 @@ class NativeLinear:
             self.last_n = n
         if self.c_dtype != self.out_dtype:
             y = y.to(self.out_dtype)
-        if bias is not None:
-            y = epilogue(y, bias)
+        if bias is not None and not fused:
+            y = y.add_(bias)  # a bias the plan was analyzed without (loaded onto a layer that had none)
         return y if x.dim() == 2 else y.view(*x.shape[:-1], m)
+
+    def _point_bias(self, h: Handle, bias: torch.Tensor) -> None:
+        """Points the plan's epilogue at the layer's bias, as fp32 (a converted copy, made on the
+        current stream, for fp16 / bf16 layers). Runs when the bias tensor changed (another
+        tensor, or written in place: its version counter), so never on a steady hot path."""
+        b32 = bias if bias.dtype == torch.float32 and bias.is_contiguous() else \
+            bias.detach().to(torch.float32).contiguous()
+        if bias.device != self.device or b32.numel() != self.out_features:
+            raise InvalidValueError(f"the bias must be {self.out_features} values on "
+                                    f"{self.device}, not {tuple(bias.shape)} on {bias.device}")
+        status = self._set_epilogue(h._ptr, self._plan_ptr, b32.data_ptr(), None)
+        if status:
+            check(status, "spxPlanSetEpilogue")
+        self._bias32 = b32
+        self._bias_key = (bias.data_ptr(), bias._version)
 
     # -- maintenance
     def update_values(self) -> None:
@@ -213,8 +261,3 @@ class NativeLinear:
         self.plan.close()  # waits for queued work (spxPlanDestroy)
         self.A.close()
 
-
-def epilogue(y: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
-    """What follows the product: the bias, as its own kernel for now (a fused epilogue replaces
-    this one function)."""
-    return y.add_(bias)

@@ -5,11 +5,17 @@ registered buffers, so ``state_dict`` / ``load_state_dict``, ``.to(device)`` / `
 ``copy.deepcopy`` / pickling work as for any module. The native plan lives outside the module
 (see _native) and is rebuilt eagerly whenever the buffers change: at construction, after a
 move or dtype change (``_apply``), after ``load_state_dict`` (spxPlanUpdateValues when the
-structure is the same, a new analyze otherwise), after a copy. Forward never builds anything,
-so it is legal under CUDA graph capture.
+structure is the same, else the plan saved in the state dict, else a new analyze), after a
+copy. Forward never builds anything, so it is legal under CUDA graph capture.
+
+``state_dict()`` of a layer on a CUDA device stores its serialized plan (spxPlanSerialize, a CPU
+uint8 tensor in the extra state's "plan"): loading it into a layer on any CUDA device of the
+same GPU model loads that plan (spxPlanDeserialize) instead of analyzing the weight again;
+where it cannot load (another GPU model, another libspx format) the layer analyzes as before.
 """
 from __future__ import annotations
 
+import warnings
 import weakref
 from dataclasses import dataclass
 
@@ -17,7 +23,7 @@ import torch
 from torch import nn
 
 from ..enums import DenseRoute
-from ..errors import InvalidValueError
+from ..errors import InvalidValueError, NotSupportedError
 from ..plan import PlanInfo
 from ..sparse import SparseMatrix
 from . import _kinds, _native, _op
@@ -71,6 +77,10 @@ class SparseLinear(nn.Module):
     #: "auto", "every_n" or "never" (from_dense's dense_route); a class default, so layers made
     #: without __init__ (from_dense, copies, loads) have it too.
     dense_route = "auto"
+    #: The serialized plan of the last load_state_dict (bytes), kept so that a layer loaded on
+    #: the CPU and moved to a CUDA device loads it there instead of analyzing; dropped by a
+    #: dtype change.
+    _saved_plan = None
 
     def __init__(self, weight: SparseMatrix, bias: torch.Tensor | None = None,
                  kind: str | None = None, *, weight_scale: torch.Tensor | None = None,
@@ -148,15 +158,27 @@ class SparseLinear(nn.Module):
     def _arrays(self) -> dict:
         return {name: self._buffers[name] for name in FORMAT_ARRAYS[self.format]}
 
-    def _build(self) -> None:
-        """Analyzes a new plan over the current buffers (none while the layer is on the CPU)."""
+    def _build(self, saved_plan: bytes | None = None) -> None:
+        """Analyzes a new plan over the current buffers (none while the layer is on the CPU),
+        or loads `saved_plan` (a plan saved by a layer of the same weight); a saved plan that
+        cannot load here (another GPU model, another format version) is analyzed again."""
         if self.device.type != "cuda":
             _native.release(self._key)
             return
-        native = _native.NativeLinear(self.format, self._arrays(), self.params,
-                                      (self.out_features, self.in_features), self._dtype,
-                                      self.weight_scale, self.device,
-                                      DENSE_ROUTES[self.dense_route])
+        args = (self.format, self._arrays(), self.params, (self.out_features, self.in_features),
+                self._dtype, self.weight_scale, self.device, DENSE_ROUTES[self.dense_route],
+                self._buffers.get("bias") is not None)
+        native = None
+        if saved_plan is not None:
+            try:
+                native = _native.NativeLinear(*args, saved_plan=saved_plan)
+            except (NotSupportedError, InvalidValueError) as e:
+                warnings.warn(f"SparseLinear: the saved plan does not load here ({e}); "
+                              "analyzing the weight again", stacklevel=3)
+        if native is None:
+            native = _native.NativeLinear(*args)
+        else:
+            native.update_values()  # the buffers' values, whatever happened since the save
         _native.install(self._key, native)
 
     def _native(self):
@@ -225,6 +247,8 @@ class SparseLinear(nn.Module):
         probe = fn(torch.empty(0, dtype=self._dtype, device=self.device))
         _kinds.check_dtype(self.kind, probe.dtype)
         changed = probe.dtype != self._dtype
+        if changed:
+            self._saved_plan = None  # a plan of the old dtype
         for name, t in list(self._buffers.items()):
             if t is None:
                 continue
@@ -234,15 +258,19 @@ class SparseLinear(nn.Module):
             self._buffers[name] = new
         self._dtype = probe.dtype
         if changed:
-            self._build()
+            self._build(self._saved_plan)
         return self
 
     # ---------------------------------------------------------------- state_dict
     def get_extra_state(self) -> dict:
-        return {"kind": self.kind, "format": self.format, "params": dict(self.params),
-                "shape": (self.out_features, self.in_features),
-                "dtype": str(self._dtype).replace("torch.", ""),
-                "dense_route": self.dense_route}
+        state = {"kind": self.kind, "format": self.format, "params": dict(self.params),
+                 "shape": (self.out_features, self.in_features),
+                 "dtype": str(self._dtype).replace("torch.", ""),
+                 "dense_route": self.dense_route}
+        native = _native.lookup(self._key)
+        if native is not None:  # the serialized plan: a load skips the analyze
+            state["plan"] = torch.frombuffer(bytearray(native.save()), dtype=torch.uint8)
+        return state
 
     def set_extra_state(self, state: dict) -> None:
         self._adopt_layout(state)
@@ -308,7 +336,9 @@ class SparseLinear(nn.Module):
         if same_structure and native is not None:
             native.update_values()
         else:
-            self._build()
+            plan = extra.get("plan") if isinstance(extra, dict) else None
+            self._saved_plan = None if plan is None else plan.numpy().tobytes()
+            self._build(self._saved_plan)
 
     # ---------------------------------------------------------------- copies and pickling
     def __getstate__(self):

@@ -242,6 +242,7 @@ inline size_t workspace_bytes(const KernelConfig& cfg, int64_t k, int64_t n, boo
 struct StagedCopy {
   bool bulk = false;   ///< the TMA unit's bulk copy (the configuration's bulk_copy, B allowing)
   bool b_vec = false;  ///< threads: 16-byte pieces of row-major B
+  bool b_col_vec = false;  ///< threads: 16-byte pieces of column-major B, transposed in registers
   bool async = false;  ///< threads, b_vec: the copy by cp.async (else 16-byte loads and stores)
   int threads = 0;     ///< threads per block (the kernel's launch bounds)
 };

@@ -106,11 +106,12 @@ __device__ __forceinline__ void load_row(const T* p, float (&out)[N]) {
 /// Bytes of the widest load load_row<T, N> issues (the alignment B must have for it).
 constexpr int row_load_bytes(int n, int elem) { return n * elem >= 16 ? 16 : n * elem; }
 
-/// alpha * acc + beta * C[r, c] into C (fp32 or fp16); beta == 0 never reads C.
-__device__ __forceinline__ void store_out(const DenseView& C, int64_t r, int64_t c, float acc,
-                                          float alpha, float beta) {
+/// epilogue(alpha * acc) + beta * C[r, c] into C (fp32 or fp16), with the plan's fused epilogue
+/// of row r (device/epilogue.cuh; nothing when off); beta == 0 never reads C.
+__device__ __forceinline__ void store_out(const DenseView& C, const Epilogue& ep, int64_t r,
+                                          int64_t c, float acc, float alpha, float beta) {
   const int64_t i = linear(C, r, c);
-  float v = alpha * acc;
+  float v = apply_epilogue(ep, r, alpha * acc);
   if (C.type == SPX_R_32F) {
     float* p = static_cast<float*>(C.ptr);
     if (beta != 0.0f) v = fmaf(beta, p[i], v);

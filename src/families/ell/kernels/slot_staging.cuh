@@ -98,16 +98,105 @@ __device__ __forceinline__ int64_t staging_start(int64_t total) {
   return static_cast<int64_t>(blockIdx.x) * 61 % 128 * total / 128;
 }
 
+/// 32-bit word i (0 .. 3) of a 16-byte piece.
+__device__ __forceinline__ uint32_t word_of(const uint4& u, int i) {
+  return i == 0 ? u.x : i == 1 ? u.y : i == 2 ? u.z : u.w;
+}
+
+/// Transposes a kPer x kPer tile held as kPer 16-byte column pieces (`in[j]`: rows 0 .. kPer - 1
+/// of column j) into kPer row pieces (`out[r]`: columns 0 .. kPer - 1 of row r).
+template <class T>
+__device__ __forceinline__ void transpose_tile(const uint4 (&in)[16 / sizeof(T)],
+                                               uint4 (&out)[16 / sizeof(T)]) {
+  constexpr int kPer = 16 / static_cast<int>(sizeof(T));
+#pragma unroll
+  for (int r = 0; r < kPer; ++r) {
+    uint32_t w[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      if constexpr (sizeof(T) == 4) {
+        w[i] = word_of(in[i], r);
+      } else {  // row r's halves of columns 2i and 2i + 1: one byte permute
+        w[i] = __byte_perm(word_of(in[2 * i], r / 2), word_of(in[2 * i + 1], r / 2),
+                           r % 2 ? 0x7632 : 0x5410);
+      }
+    }
+    out[r] = make_uint4(w[0], w[1], w[2], w[3]);
+  }
+}
+
+/// Column-major B with rows of >= 16 B and 16-byte aligned columns: each thread moves tiles of
+/// kPer rows x kPer columns (kPer = elements per 16 B): kPer 16-byte loads down the columns, a
+/// transpose in registers, kPer 16-byte stores of row pieces. Threads of a warp take
+/// consecutive row groups, so each load covers whole 32-byte sectors of a column. The stores
+/// would all hit one 16-byte bank group (row pieces are 16 B apart and a group is kPer rows, so
+/// every thread's row r lands at the same offset mod 128 B); each thread therefore writes its
+/// rows in an order rotated by its group, which spreads a warp's stores over all 8 bank groups.
+/// The scalar copy of the same chunk (one element per load, 2-byte stores 16 B apart) made the
+/// decode kernel about 3x slower with column-major B than with row-major B.
+template <class T, int NT>
+__device__ __forceinline__ void stage_b_columns_vec(const T* B, int64_t ld, int64_t k, int64_t n0,
+                                                    int ncols, const StagedLayout<T, NT>& L,
+                                                    unsigned char* bs) {
+  constexpr int kPer = 16 / static_cast<int>(sizeof(T));
+  constexpr int kPieces = StagedLayout<T, NT>::kRowBytes / 16;
+  static_assert(StagedLayout<T, NT>::kRowBytes >= 16, "rows of whole 16-byte pieces");
+  const int groups = static_cast<int>(k / kPer);
+  const int total = groups * kPieces;
+  for (int t = static_cast<int>(threadIdx.x); t < total; t += static_cast<int>(blockDim.x)) {
+    const int g = t / kPieces;
+    const int q = t % kPieces;
+    uint4 in[kPer];
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+      const int col = q * kPer + j;
+      in[j] = col < ncols ? __ldg(reinterpret_cast<const uint4*>(
+                                B + (n0 + col) * ld + static_cast<int64_t>(g) * kPer))
+                          : make_uint4(0u, 0u, 0u, 0u);
+    }
+    uint4 out[kPer];
+    transpose_tile<T>(in, out);
+    // out[s] becomes row (s + rot) mod kPer: a rotation by rot, as shifts by 1, 2, 4.
+    const int rot = g % kPer;
+#pragma unroll
+    for (int b = 1; b < kPer; b <<= 1) {
+      if (rot & b) {
+        uint4 tmp[kPer];
+#pragma unroll
+        for (int s = 0; s < kPer; ++s) tmp[s] = out[(s + b) % kPer];
+#pragma unroll
+        for (int s = 0; s < kPer; ++s) out[s] = tmp[s];
+      }
+    }
+#pragma unroll
+    for (int s = 0; s < kPer; ++s) {
+      const uint32_t row = static_cast<uint32_t>(g * kPer + (s + rot) % kPer);
+      *reinterpret_cast<uint4*>(bs + L.piece(row, q)) = out[s];
+    }
+  }
+  // The last k mod kPer rows, one element at a time.
+  const int64_t tail0 = static_cast<int64_t>(groups) * kPer;
+  const int tail = static_cast<int>(k - tail0) * NT;
+  for (int i = static_cast<int>(threadIdx.x); i < tail; i += static_cast<int>(blockDim.x)) {
+    const int64_t c = tail0 + i / NT;
+    const int j = i % NT;
+    *reinterpret_cast<T*>(bs + L.element(static_cast<uint32_t>(c), j)) =
+        j < ncols ? __ldg(B + (n0 + j) * ld + c) : T(0.0f);
+  }
+}
+
 /// Copies B[:, n0 : n0 + ncols] into shared memory (StagedLayout), zero in the
-/// columns past ncols. b_vec: row-major B whose chunk rows are whole aligned 16-byte pieces.
+/// columns past ncols. b_vec: row-major B whose chunk rows are whole aligned 16-byte pieces;
+/// b_col_vec: column-major B whose columns are 16-byte aligned, rows of >= 16 B.
 /// Returns *len_src (the lane's first row length; 0 when len_src is null), loaded once the copy's
 /// first loads are in flight: requested before them, it was spilled at once (64 registers) and
 /// the spill store waited a whole L2 round trip before the copy could start (ncu, docs/notes/ell.md note 12).
 /// kBatch: pieces per thread in flight (see the loop).
 template <class T, int NT, int kBatch>
 __device__ __forceinline__ int stage_b_chunk(const SpmmArgs& a, const StagedLayout<T, NT>& L,
-                                             int64_t n0, int ncols, bool b_vec, bool rotate,
-                                             bool async, unsigned char* bs, const int* len_src) {
+                                             int64_t n0, int ncols, bool b_vec, bool b_col_vec,
+                                             bool rotate, bool async, unsigned char* bs,
+                                             const int* len_src) {
   const T* B = static_cast<const T*>(a.B.ptr);
   const int64_t ld = a.B.ld;
   constexpr int kRowBytes = staged_row_bytes<T, NT>();
@@ -166,6 +255,12 @@ __device__ __forceinline__ int stage_b_chunk(const SpmmArgs& a, const StagedLayo
     return len;
   }
   if (len_src != nullptr) len = *len_src;
+  if constexpr (kRowBytes >= 16) {
+    if (b_col_vec) {
+      stage_b_columns_vec<T, NT>(B, ld, a.k, n0, ncols, L, bs);
+      return len;
+    }
+  }
   if (a.B.order == SPX_ORDER_ROW) {
     const int64_t total = a.k * NT;
 #pragma unroll 4

@@ -209,7 +209,7 @@ __device__ void sparse_tile(const SpmmArgs& a, const T* B, int64_t ldb, int64_t 
     if (a.tail_ptr != nullptr)
       for (int q = a.tail_ptr[r]; q < a.tail_ptr[r + 1]; ++q)
         acc = fmaf(to_float(values[tail + q]), b_at(indices[tail + q], c), acc);
-    detail::store_out(a.C, r, c, acc, alpha, beta);
+    detail::store_out(a.C, a.scalars.epilogue, r, c, acc, alpha, beta);
   }
 }
 
@@ -391,7 +391,7 @@ __global__ void __launch_bounds__(DenseTile<T, kTileRows>::kThreads,
       for (int e = 0; e < 4; ++e) {
         const int64_t r = m0 + wm * D::kWarpRows + 16 * i + g + 8 * (e >> 1);
         const int64_t c = n0 + wn * D::kWarpCols + 8 * j + 2 * t4 + (e & 1);
-        if (r < a.m && c < a.n) detail::store_out(a.C, r, c, acc[i][j][e], alpha, beta);
+        if (r < a.m && c < a.n) detail::store_out(a.C, a.scalars.epilogue, r, c, acc[i][j][e], alpha, beta);
       }
 }
 

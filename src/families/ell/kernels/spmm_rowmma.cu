@@ -300,7 +300,7 @@ __global__ void __launch_bounds__(MmaShape<kTiles>::kThreads, 1)
       for (int i = 0; i < 4; ++i) {
         const int64_t r = r0 + 2 * t4 + (i & 1);
         const int64_t col = n0 + 16 * t + g + 8 * (i >> 1);
-        if (r < a.m && col < a.n) detail::store_out(a.C, r, col, acc[t][i], alpha, beta);
+        if (r < a.m && col < a.n) detail::store_out(a.C, a.scalars.epilogue, r, col, acc[t][i], alpha, beta);
       }
   }
 }

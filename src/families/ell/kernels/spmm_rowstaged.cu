@@ -140,7 +140,7 @@ __global__ void __launch_bounds__(kRowStagedMaxThreads, 1)
     }
 #pragma unroll
     for (int j = 0; j < kVn; ++j)
-      if (col + j < a.n) detail::store_out(a.C, row, col + j, acc[j], alpha, beta);
+      if (col + j < a.n) detail::store_out(a.C, a.scalars.epilogue, row, col + j, acc[j], alpha, beta);
   }
 }
 

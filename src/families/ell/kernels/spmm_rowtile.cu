@@ -165,7 +165,7 @@ __global__ void __launch_bounds__(kBlockThreads)
   const float alpha = alpha_float(a.scalars), beta = beta_float(a.scalars);
 #pragma unroll
   for (int j = 0; j < VN; ++j)
-    if (j < ncols) detail::store_out(a.C, row, n0 + j, acc[j], alpha, beta);
+    if (j < ncols) detail::store_out(a.C, a.scalars.epilogue, row, n0 + j, acc[j], alpha, beta);
 }
 
 /// Column-major B (k x n, ld) -> row-major B^T rows (k x ld_out) through a 32 x 32 tile.

@@ -94,7 +94,7 @@ __device__ __forceinline__ void reduce_and_store(const SpmmArgs& a, float (&acc)
 #pragma unroll
   for (int j = 0; j < NT; ++j)
     if ((j & (lanes - 1)) == sub && j < ncols)
-      detail::store_out(a.C, row, n0 + j, acc[j], alpha, beta);
+      detail::store_out(a.C, a.scalars.epilogue, row, n0 + j, acc[j], alpha, beta);
 }
 
 template <class T, class I, int NT>

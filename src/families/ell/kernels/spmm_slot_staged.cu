@@ -120,18 +120,19 @@ __device__ __forceinline__ void reduce_scatter_store(const SpmmArgs& a, float (&
   const float alpha = alpha_float(a.scalars), beta = beta_float(a.scalars);
   const int held = NT >> levels;
   if (held == 1) {  // lanes >= NT (every decode rule case): one column per writing lane
-    if (col0 < ncols) detail::store_out(a.C, row, n0 + col0, acc[0], alpha, beta);
+    if (col0 < ncols) detail::store_out(a.C, a.scalars.epilogue, row, n0 + col0, acc[0], alpha, beta);
     return;
   }
 #pragma unroll
   for (int j = 0; j < NT; ++j)
-    if (j < held && col0 + j < ncols) detail::store_out(a.C, row, n0 + col0 + j, acc[j], alpha, beta);
+    if (j < held && col0 + j < ncols) detail::store_out(a.C, a.scalars.epilogue, row, n0 + col0 + j, acc[j], alpha, beta);
 }
 
 /// How a launch stages B (host-chosen; see launch_slot_staged).
 struct StageParams {
   int lanes_log2 = 4;
   bool b_vec = false;   ///< threads: 16-byte pieces of row-major B
+  bool b_col_vec = false;  ///< threads: 16-byte pieces of column-major B, transposed
   bool rotate = true;   ///< threads: each block starts the copy at its own offset (the launcher
                         ///< always sets it; the unrotated order measured slower)
   bool async = true;    ///< b_vec: the copy by cp.async (else 16-byte loads and stores)
@@ -211,8 +212,8 @@ __global__ void __launch_bounds__(staged_threads<T, NT>(), 1)
   const uint32_t bulk_bar = smem_address(bs) + bulk_barrier_offset<kRowBytes>(a.k);
   if constexpr (kBulk) stage_b_bulk(a, bs, bulk_bar, static_cast<uint32_t>(a.k * kRowBytes));
   int pre_len = kBulk ? (row < a.m ? a.row_len[row] : 0)
-                      : stage_b_chunk<T, kRowNt, kBatch>(a, L, n0, ncols, sp.b_vec, sp.rotate,
-                                                         sp.async, bs,
+                      : stage_b_chunk<T, kRowNt, kBatch>(a, L, n0, ncols, sp.b_vec,
+                                                         sp.b_col_vec, sp.rotate, sp.async, bs,
                                                          row < a.m ? a.row_len + row : nullptr);
   // Row k of the staged chunk is zero: where padding slots of a row's last step gather.
   const uint32_t zero_row = static_cast<uint32_t>(a.k);
@@ -413,6 +414,7 @@ cudaError_t launch_slot_staged(const SpmmArgs& a, const EllConfig& launch, cudaS
   if (a.stride % kSlotVector != 0) return cudaErrorInvalidValue;  // rows must start 8-aligned
   // How B's chunk is copied on this call: plan/call.hpp (staged_copy).
   sp.b_vec = l.staged.b_vec;
+  sp.b_col_vec = l.staged.b_col_vec;
   sp.rotate = true;
   sp.early_a = true;
   sp.async = l.staged.async;

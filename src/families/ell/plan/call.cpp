@@ -23,6 +23,8 @@ kernels::ell::StagedCopy staged_copy(const SlotStagedConfig& c, const EllInputs&
              c.col_parts == 1 && s.index16 && aligned(call.b, 16) && chunk_bytes % 16 == 0;
   out.b_vec = s.b_row_major && c.nt * elem >= 16 && s.n % c.nt == 0 &&
               rows_aligned(call.b, call.ldb, elem, 16);
+  // Column-major B (a framework's activations, X^T): 16-byte pieces down each column.
+  out.b_col_vec = !s.b_row_major && c.nt * elem >= 16 && rows_aligned(call.b, call.ldb, elem, 16);
   out.async = call.ldb == c.nt && chunk_bytes <= (int64_t{64} << 10);
   out.threads = slot_staged_threads(c.nt, elem, c.col_parts);
   return out;

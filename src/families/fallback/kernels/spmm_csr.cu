@@ -24,13 +24,13 @@ __global__ void spmm_csr_kernel(SpmmCsrArgs a) {
       if (a.C.type == SPX_R_32I)
         store_result_int(static_cast<int32_t*>(a.C.ptr), out, acc, a.scalars);
       else
-        store_result_float(a.C.ptr, a.C.type, out, static_cast<float>(acc), a.scalars);
+        store_spmm_float(a.C.ptr, a.C.type, out, r, static_cast<float>(acc), a.scalars);
     } else {
       const float* vals = static_cast<const float*>(a.values);
       float acc = 0.0f;
       for (int32_t p = begin; p < end; ++p)
         acc = fmaf(vals[p], load_float(a.B.ptr, a.B.type, linear(a.B, a.col_ind[p], c)), acc);
-      store_result_float(a.C.ptr, a.C.type, out, acc, a.scalars);
+      store_spmm_float(a.C.ptr, a.C.type, out, r, acc, a.scalars);
     }
   }
 }

@@ -16,7 +16,7 @@ unsigned grid_for(int64_t count) {
   return static_cast<unsigned>(blocks < 65535 * 8 ? blocks : 65535 * 8);
 }
 
-// C = alpha * sum_z ws[z] + beta * C. ws[z] is laid out in C's order with ld n (row) or m (col),
+// C = epilogue(alpha * sum_z ws[z]) + beta * C: the plan's fused epilogue once, on the sum. ws[z] is laid out in C's order with ld n (row) or m (col),
 // so element t of the grid-stride loop is element t of every partial.
 __global__ void splitk_reduce_kernel(const float* ws, int split, int64_t m, int64_t n, DenseView C,
                                      Scalars s) {
@@ -31,7 +31,7 @@ __global__ void splitk_reduce_kernel(const float* ws, int split, int64_t m, int6
     const int64_t r = row_major ? t / n : t % m;
     const int64_t c = row_major ? t % n : t / m;
     float* o = out + linear(C, r, c);
-    float v = alpha * sum;
+    float v = apply_epilogue(s.epilogue, r, alpha * sum);
     if (beta != 0.0f) v = fmaf(beta, *o, v);
     *o = v;
   }

@@ -362,7 +362,8 @@ __device__ __forceinline__ void compute_stage(const StageBuffer& sb, int w_s, in
 }
 
 /// The epilogue: the thread's TM x TN outputs (rows r0 .. r0 + TM - 1; column c of its chunk q is
-/// c0 + q * kChunkStride + c) to C with alpha and beta, or to the split-K workspace.
+/// c0 + q * kChunkStride + c) to C with alpha, the plan's fused epilogue and beta, or (split-K:
+/// raw partial sums) to the workspace, whose reduction applies them once.
 template <class T>
 __device__ __forceinline__ void store_tile(const SpmmArgs& a, const float (&acc)[T::kTM][T::kTN],
                                            int64_t r0, int64_t c0) {
@@ -379,6 +380,7 @@ __device__ __forceinline__ void store_tile(const SpmmArgs& a, const float (&acc)
     return;
   }
   const float alpha = alpha_float(a.scalars), beta = beta_float(a.scalars);
+  const Epilogue& ep = a.scalars.epilogue;
   float* C = static_cast<float*>(a.C.ptr);
   const int64_t ldc = a.C.ld;
   // 16-byte stores where C allows them: 4 consecutive columns of a row (row-major C) or 4
@@ -396,6 +398,12 @@ __device__ __forceinline__ void store_tile(const SpmmArgs& a, const float (&acc)
         if (vec && col + 4 <= a.n) {
           float4 v = make_float4(alpha * acc[i][4 * q], alpha * acc[i][4 * q + 1],
                                  alpha * acc[i][4 * q + 2], alpha * acc[i][4 * q + 3]);
+          if (ep.on) {
+            v.x = apply_epilogue(ep, r, v.x);
+            v.y = apply_epilogue(ep, r, v.y);
+            v.z = apply_epilogue(ep, r, v.z);
+            v.w = apply_epilogue(ep, r, v.w);
+          }
           if (beta != 0.0f) {
             const float4 o = *reinterpret_cast<const float4*>(out);
             v = make_float4(fmaf(beta, o.x, v.x), fmaf(beta, o.y, v.y), fmaf(beta, o.z, v.z),
@@ -406,7 +414,7 @@ __device__ __forceinline__ void store_tile(const SpmmArgs& a, const float (&acc)
 #pragma unroll
           for (int e = 0; e < 4; ++e)
             if (col + e < a.n) {
-              float v = alpha * acc[i][4 * q + e];
+              float v = apply_epilogue(ep, r, alpha * acc[i][4 * q + e]);
               if (beta != 0.0f) v = fmaf(beta, out[e], v);
               out[e] = v;
             }
@@ -425,6 +433,12 @@ __device__ __forceinline__ void store_tile(const SpmmArgs& a, const float (&acc)
         if (vec && r + 4 <= a.m) {
           float4 v = make_float4(alpha * acc[i][j], alpha * acc[i + 1][j], alpha * acc[i + 2][j],
                                  alpha * acc[i + 3][j]);
+          if (ep.on) {
+            v.x = apply_epilogue(ep, r, v.x);
+            v.y = apply_epilogue(ep, r + 1, v.y);
+            v.z = apply_epilogue(ep, r + 2, v.z);
+            v.w = apply_epilogue(ep, r + 3, v.w);
+          }
           if (beta != 0.0f) {
             const float4 o = *reinterpret_cast<const float4*>(out);
             v = make_float4(fmaf(beta, o.x, v.x), fmaf(beta, o.y, v.y), fmaf(beta, o.z, v.z),
@@ -435,7 +449,7 @@ __device__ __forceinline__ void store_tile(const SpmmArgs& a, const float (&acc)
 #pragma unroll
           for (int e = 0; e < 4; ++e)
             if (r + e < a.m) {
-              float v = alpha * acc[i + e][j];
+              float v = apply_epilogue(ep, r + e, alpha * acc[i + e][j]);
               if (beta != 0.0f) v = fmaf(beta, out[e], v);
               out[e] = v;
             }

@@ -15,14 +15,17 @@
 
 namespace spx::kernels::sptc::detail {
 
-/// alpha * v + beta * C[li] for `count` (<= 8) consecutive elements of C's contiguous dimension
-/// starting at linear index li, one element at a time (tails, unaligned C).
-__device__ __forceinline__ void store_scalars(const DenseView& C, int64_t li, const float* v,
-                                              int count, float alpha, float beta) {
+/// epilogue(alpha * v) + beta * C[li] for `count` (<= 8) consecutive elements of C's contiguous
+/// dimension starting at linear index li, one element at a time (tails, unaligned C). Element e
+/// is in row `row + e * row_step` of C (row_step: 0 for row-major C, 1 for column-major), whose
+/// fused epilogue (device/epilogue.cuh) it gets.
+__device__ __forceinline__ void store_scalars(const DenseView& C, const Epilogue& ep, int64_t row,
+                                              int row_step, int64_t li, const float* v, int count,
+                                              float alpha, float beta) {
 #pragma unroll
   for (int e = 0; e < 8; ++e) {  // static indices keep v in registers
     if (e >= count) break;
-    float x = alpha * v[e];
+    float x = apply_epilogue(ep, row + e * row_step, alpha * v[e]);
     if (beta != 0.0f) x = fmaf(beta, load_float(C.ptr, C.type, li + e), x);
     store_float(C.ptr, C.type, li + e, x);
   }
@@ -31,11 +34,18 @@ __device__ __forceinline__ void store_scalars(const DenseView& C, int64_t li, co
 /// The same for one 16-byte vector (4 fp32 or 8 fp16 / bf16 elements: kESize 4 / 2) at a
 /// 16-byte aligned li.
 template <int kESize>
-__device__ __forceinline__ void store_vector(const DenseView& C, int64_t li, const float* v,
+__device__ __forceinline__ void store_vector(const DenseView& C, const Epilogue& ep, int64_t row,
+                                             int row_step, int64_t li, const float* v,
                                              float alpha, float beta) {
   if constexpr (kESize == 4) {
     float4* dst = reinterpret_cast<float4*>(static_cast<float*>(C.ptr) + li);
     float4 x = make_float4(alpha * v[0], alpha * v[1], alpha * v[2], alpha * v[3]);
+    if (ep.on) {
+      x.x = apply_epilogue(ep, row, x.x);
+      x.y = apply_epilogue(ep, row + row_step, x.y);
+      x.z = apply_epilogue(ep, row + 2 * row_step, x.z);
+      x.w = apply_epilogue(ep, row + 3 * row_step, x.w);
+    }
     if (beta != 0.0f) {
       const float4 old = *dst;
       x.x = fmaf(beta, old.x, x.x);
@@ -49,6 +59,10 @@ __device__ __forceinline__ void store_vector(const DenseView& C, int64_t li, con
     float x[8];
 #pragma unroll
     for (int e = 0; e < 8; ++e) x[e] = alpha * v[e];
+    if (ep.on) {
+#pragma unroll
+      for (int e = 0; e < 8; ++e) x[e] = apply_epilogue(ep, row + e * row_step, x[e]);
+    }
     const bool half = C.type == SPX_R_16F;
     if (beta != 0.0f) {
       const uint4 old = *dst;
@@ -92,7 +106,7 @@ __device__ __forceinline__ int64_t row_at(const int32_t* rows, int64_t base, int
 }
 
 /// One warp writes its staged 16-row slice of C (the rows `rows` names from base, columns c0 ..
-/// c0 + kWarpN): alpha * slice + beta * C (C never read when beta == 0), clipped to m x n. Lanes walk
+/// c0 + kWarpN): epilogue(alpha * slice) + beta * C (C never read when beta == 0), clipped to m x n. Lanes walk
 /// C's contiguous dimension in 16-byte vectors; unaligned C, tails and rows the row map scatters
 /// (column-major C) go element by element. C's order (kRowC) and element size (kESize: 4 for
 /// fp32, 2 for fp16 / bf16) are template parameters, so the lane -> vector mapping is constant.
@@ -108,6 +122,7 @@ __device__ __forceinline__ void write_warp_slice(const KernelParams& p, const fl
   constexpr int items = (kRowC ? 16 : W) * groups;
   static_assert(items % 32 == 0, "whole vectors per lane");
   const DenseView& C = p.C;
+  const Epilogue& ep = p.scalars.epilogue;
   const int64_t cols = p.n - c0 < W ? p.n - c0 : W;
   if (cols <= 0) return;
   // c0 is a multiple of 8 elements: a vector starts 16-byte aligned when C and its leading
@@ -129,9 +144,10 @@ __device__ __forceinline__ void write_warp_slice(const KernelParams& p, const fl
       if (r < 0 || i0 >= cols) continue;
       const int64_t li = linear(C, r, c0 + i0);
       if (vec_ok && i0 + vec <= cols)
-        store_vector<kESize>(C, li, v, alpha, beta);
+        store_vector<kESize>(C, ep, r, 0, li, v, alpha, beta);
       else
-        store_scalars(C, li, v, static_cast<int>(cols - i0 < vec ? cols - i0 : vec), alpha, beta);
+        store_scalars(C, ep, r, 0, li, v, static_cast<int>(cols - i0 < vec ? cols - i0 : vec),
+                      alpha, beta);
     } else {
       if (o >= cols) continue;
       const int64_t c = c0 + o;
@@ -140,12 +156,12 @@ __device__ __forceinline__ void write_warp_slice(const KernelParams& p, const fl
 #pragma unroll
       for (int e = 1; e < vec; ++e) together = together && row_at(rows, base, i0 + e) == r0 + e;
       if (together) {
-        store_vector<kESize>(C, linear(C, r0, c), v, alpha, beta);
+        store_vector<kESize>(C, ep, r0, 1, linear(C, r0, c), v, alpha, beta);
       } else {
 #pragma unroll
         for (int e = 0; e < vec; ++e) {
           const int64_t r = row_at(rows, base, i0 + e);
-          if (r >= 0) store_scalars(C, linear(C, r, c), v + e, 1, alpha, beta);
+          if (r >= 0) store_scalars(C, ep, r, 0, linear(C, r, c), v + e, 1, alpha, beta);
         }
       }
     }

@@ -64,6 +64,16 @@ __global__ void copy_kmajor_kernel(DenseView src, bool transposed, int64_t outer
         *out = static_cast<uint8_t>((bb & 1) ? e >> 8 : e & 0xFF);
       }
     }
+    // The row padding up to the pitch is zero: the kernels load whole 16-byte pieces, and the
+    // padding was otherwise the workspace's old bytes (masked, but read; compute-sanitizer's
+    // initcheck counts such reads).
+    if (blockIdx.x == gridDim.x - 1) {
+      const int64_t pad = pitch - k_bytes;
+      for (int64_t i = threadIdx.x; i < kCopyTile * pad; i += blockDim.x) {
+        const int64_t o = o0 + i / pad;
+        if (o < outer) dst[o * pitch + k_bytes + i % pad] = 0;
+      }
+    }
     __syncthreads();
   }
 }

@@ -80,7 +80,10 @@ __device__ __forceinline__ void store_outputs(const KernelParams& p, int64_t row
     }
     return;
   }
+  // Float C: the plan's fused epilogue of row row0 + vv (for int8 weights its scale is the
+  // per-row dequantization scale) on alpha * the exact int32 sum, in fp32.
   const float alpha = alpha_float(p.scalars), beta = beta_float(p.scalars);
+  const Epilogue& ep = p.scalars.epilogue;
 #pragma unroll
   for (int vv = 0; vv < 2; ++vv) {
     if (vv >= rows_valid) break;
@@ -91,7 +94,8 @@ __device__ __forceinline__ void store_outputs(const KernelParams& p, int64_t row
         for (int q = 0; q < kCols / 4; ++q) {
           float v[4];
 #pragma unroll
-          for (int e = 0; e < 4; ++e) v[e] = alpha * static_cast<float>(out[vv][4 * q + e]);
+          for (int e = 0; e < 4; ++e)
+            v[e] = apply_epilogue(ep, row0 + vv, alpha * static_cast<float>(out[vv][4 * q + e]));
           if (beta != 0.0f) {
             const float4 o = reinterpret_cast<const float4*>(dst)[q];
             const float old[4] = {o.x, o.y, o.z, o.w};
@@ -109,7 +113,8 @@ __device__ __forceinline__ void store_outputs(const KernelParams& p, int64_t row
       if ((reinterpret_cast<uintptr_t>(dst) & (kBytes - 1)) == 0) {
         float v[kCols];
 #pragma unroll
-        for (int e = 0; e < kCols; ++e) v[e] = alpha * static_cast<float>(out[vv][e]);
+        for (int e = 0; e < kCols; ++e)
+          v[e] = apply_epilogue(ep, row0 + vv, alpha * static_cast<float>(out[vv][e]));
         uint32_t ow[kCols / 2];
         if (beta != 0.0f) {
           if constexpr (kCols == 8) {
@@ -143,8 +148,8 @@ __device__ __forceinline__ void store_outputs(const KernelParams& p, int64_t row
 #pragma unroll
     for (int e = 0; e < kCols; ++e)
       if (col0 + e < p.n)
-        store_result_float(C.ptr, C.type, linear(C, row0 + vv, col0 + e),
-                           static_cast<float>(out[vv][e]), p.scalars);
+        store_spmm_float(C.ptr, C.type, linear(C, row0 + vv, col0 + e), row0 + vv,
+                         static_cast<float>(out[vv][e]), p.scalars);
   }
 }
 
