@@ -88,7 +88,8 @@ sanitize_filter() {
 }
 
 # run_bg NAME CMD...: `run` in the background, at most $jobs at once; its summary line goes to
-# a file that collect_bg reads back, in the order given, once all have finished.
+# a file that collect_bg reads back, in the order given, once all have finished (printing each
+# failure's log tail there, not interleaved).
 run_bg() {
   local name=$1; shift
   while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
@@ -102,7 +103,8 @@ collect_bg() {
   for name in "$@"; do
     line=$(cat "$logs/.result-$name" 2>/dev/null || echo "FAIL  $name (no result)")
     summary+=("$line")
-    [[ $line == FAIL* ]] && failed=1
+    # a failure's log tail, as run prints it (the background run's output went nowhere)
+    if [[ $line == FAIL* ]]; then failed=1; tail -n 40 "$logs/$name.log" 2>/dev/null; fi
   done
 }
 

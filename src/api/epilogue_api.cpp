@@ -29,8 +29,9 @@ spxStatus_t spxPlanSetEpilogue(spxHandle_t handle, spxPlan_t plan, const void* b
     SPX_CHECK_ARG(plan->op == spx::Operation::SpMM,
                   "an SDDMM plan has no fused epilogue (it is an SpMM plan's)");
     spx::device::DeviceGuard on_device(handle->device);
-    check_array(bias, plan->epilogue.takes_bias, "bias", "SPX_PLAN_OPTION_EPILOGUE_BIAS");
-    check_array(scale, plan->epilogue.takes_scale, "scale", "SPX_PLAN_OPTION_EPILOGUE_SCALE");
+    check_array(bias, plan->options.epilogue_bias == 1, "bias", "SPX_PLAN_OPTION_EPILOGUE_BIAS");
+    check_array(scale, plan->options.epilogue_scale == 1, "scale",
+                "SPX_PLAN_OPTION_EPILOGUE_SCALE");
     // Both checked before either changes: a refused call leaves the plan as it was.
     plan->epilogue.bias = static_cast<const float*>(bias);
     plan->epilogue.scale = static_cast<const float*>(scale);

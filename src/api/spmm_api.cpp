@@ -30,9 +30,10 @@ spxStatus_t analyze(const char* function, spxHandle_t handle, spxConstSpMatDescr
 }
 
 /// spxSpMM_execute's B or C as a descriptor: the analyzed rows, type and order, n columns, the
-/// caller's pointer and leading dimension (checked like spxCreateDnMat's, naming the operand).
+/// caller's pointer and leading dimension (checked like spxCreateDnMat's, naming the operand;
+/// `storage` names its lines x ld for the byte-size check).
 spxDnMatDescr raw_operand(const spx::DenseSignature& analyzed, int64_t n, const void* values,
-                          int64_t ld, const char* name, const char* ld_name) {
+                          int64_t ld, const char* name, const char* ld_name, const char* storage) {
   spxDnMatDescr d;
   d.rows = analyzed.rows;
   d.cols = n;
@@ -48,13 +49,8 @@ spxDnMatDescr raw_operand(const spx::DenseSignature& analyzed, int64_t n, const 
                 ld_name, static_cast<long long>(ld), static_cast<long long>(min_ld), name,
                 static_cast<long long>(d.rows), static_cast<long long>(n),
                 row_major ? "row" : "column");
-  // The kernels address line j at j x ld elements: the last line's byte offset must fit int64.
-  const int64_t lines = row_major ? d.rows : n;
-  const int64_t elem = spx::dtype::bits(d.type) >= 8 ? spx::dtype::bits(d.type) / 8 : 1;
-  SPX_CHECK_ARG(lines <= 1 || ld <= INT64_MAX / 8 / elem / lines,
-                "%s (%lld) times %lld %s of %s overflows a 64-bit byte size", ld_name,
-                static_cast<long long>(ld), static_cast<long long>(lines),
-                row_major ? "rows" : "columns", name);
+  // The kernels address line j at j x ld elements: as spxCreateDnMat, lines x ld must fit.
+  spx::validate::fits_bytes(row_major ? d.rows : n, ld, d.type, storage);
   SPX_CHECK_ARG(spx::dtype::bits(d.type) != 4 || ld % 2 == 0,
                 "%s (%lld) must be even for %s's 4-bit type", ld_name, static_cast<long long>(ld),
                 name);
@@ -115,8 +111,10 @@ spxStatus_t spxSpMM_execute(spxHandle_t handle, const struct spxPlan* plan, int6
                   "spxSpMM_execute runs SpMM plans; this plan was analyzed for SDDMM");
     spx::validate::execution(*handle, *plan, alpha, beta, workspace);
     spx::validate::columns_within_bound(*plan, n);
-    const spxDnMatDescr b = raw_operand(plan->dense_in, n, B, ldb, "B", "ldb");
-    const spxDnMatDescr c = raw_operand(plan->dense_out, n, C, ldc, "C", "ldc");
+    const spxDnMatDescr b =
+        raw_operand(plan->dense_in, n, B, ldb, "B", "ldb", "B's storage (lines x ldb)");
+    const spxDnMatDescr c =
+        raw_operand(plan->dense_out, n, C, ldc, "C", "ldc", "C's storage (lines x ldc)");
     if (c.rows == 0 || n == 0) return;
     spx::device::DeviceGuard on_device(handle->device);
     spx::plan::execute_spmm(*handle, *plan, alpha, b, beta, c, workspace);

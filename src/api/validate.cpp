@@ -11,8 +11,11 @@ constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
 
 const char* order_name(spxOrder_t o) { return o == SPX_ORDER_ROW ? "row" : "column"; }
 
-/// count x (bytes per element, at least 1) must fit int64: the byte size of an array is computed
-/// from it (an overflow would allocate or address a wrong size).
+/// Sparse value types a user may hand in (32I is accepted too: it is an SDDMM output type).
+void sparse_value_type(spxDataType_t t) { data_type(t, "the sparse value type"); }
+
+}  // namespace
+
 void fits_bytes(int64_t count_a, int64_t count_b, spxDataType_t type, const char* what) {
   const int64_t elem = dtype::bits(type) >= 8 ? dtype::bits(type) / 8 : 1;
   const bool fits = count_a == 0 || count_b == 0 ||
@@ -21,11 +24,6 @@ void fits_bytes(int64_t count_a, int64_t count_b, spxDataType_t type, const char
                 static_cast<long long>(count_a), static_cast<long long>(count_b),
                 dtype::name(type));
 }
-
-/// Sparse value types a user may hand in (32I is accepted too: it is an SDDMM output type).
-void sparse_value_type(spxDataType_t t) { data_type(t, "the sparse value type"); }
-
-}  // namespace
 
 void handle(const spxContext* h) { SPX_CHECK_ARG(h != nullptr, "handle is NULL"); }
 

@@ -10,6 +10,9 @@ namespace spx::validate {
 
 void handle(const spxContext* h);
 void data_type(spxDataType_t t, const char* what);
+/// count_a x count_b elements of `type` must have a byte size that fits int64 (an overflow would
+/// allocate or address a wrong size): else INVALID_VALUE naming `what`.
+void fits_bytes(int64_t count_a, int64_t count_b, spxDataType_t type, const char* what);
 void order(spxOrder_t o, const char* what);
 void not_null(const void* p, const char* what);
 /// "<what> (v) must be >= 0" / ">= 1" as INVALID_VALUE.

@@ -67,10 +67,6 @@ std::unique_ptr<spxPlan> analyze_spmm(const spxContext& h, const spxSpMatDescr& 
   check_dense(C, "C");
   check_epilogue_options(options, C);
   auto p = new_plan(h, Operation::SpMM, compute_type, A, B, C);
-  p->epilogue.on = options.any_epilogue();
-  p->epilogue.activation = options.epilogue_activation;
-  p->epilogue.takes_bias = options.epilogue_bias == 1;
-  p->epilogue.takes_scale = options.epilogue_scale == 1;
   const dispatch::Switches switches = engine::read_switches();
   p->b_ld = B.ld;
   p->c_ld = C.ld;
@@ -140,8 +136,8 @@ void execute_spmm(const spxContext& h, const spxPlan& plan, const void* alpha,
 }
 
 kernels::Epilogue epilogue_of(const spxPlan& plan) {
-  const auto& e = plan.epilogue;
-  return {e.bias, e.scale, e.activation, e.on ? 1 : 0};
+  const spxPlanOptions& o = plan.options;
+  return {plan.epilogue.bias, plan.epilogue.scale, o.epilogue_activation, o.any_epilogue() ? 1 : 0};
 }
 
 namespace {

@@ -165,12 +165,7 @@ std::unique_ptr<spxPlan> deserialize(const spxContext& h, const void* bytes, siz
   plan->dense_in = DenseSignature::of(B);
   plan->dense_out = DenseSignature::of(C);
   plan->b_ld = r.b.ld, plan->c_ld = r.c.ld, plan->b_align = r.b_align;
-  plan->options = options;
-  // The epilogue's options; its arrays are the caller's to set again (spxPlanSetEpilogue).
-  plan->epilogue.on = options.any_epilogue();
-  plan->epilogue.activation = options.epilogue_activation;
-  plan->epilogue.takes_bias = options.epilogue_bias == 1;
-  plan->epilogue.takes_scale = options.epilogue_scale == 1;
+  plan->options = options;  // the epilogue's options too; its arrays are set again by the caller
   plan->switches = r.switches;
   plan->max_n = r.max_n;
   plan->analyzed = static_cast<size_t>(r.analyzed);
@@ -204,7 +199,7 @@ std::unique_ptr<spxPlan> deserialize(const spxContext& h, const void* bytes, siz
     restore_choice(*e.spmm, s);
     // A dense-routed n of a plan with an epilogue keeps the sparse decision for the calls the
     // dense route cannot take (route.cpp's take_dense).
-    if (s.route == 1 && plan->epilogue.on) {
+    if (s.route == 1 && options.any_epilogue()) {
       SPX_CHECK_ARG(plan->sparse_source != nullptr,
                     "serialized plan is invalid: a dense-routed n with an epilogue and no sparse "
                     "source");

@@ -161,10 +161,11 @@ DeviceGuard::~DeviceGuard() {
   if (switched_) cudaSetDevice(previous_);
 }
 
-Buffer upload_bytes(const void* host, size_t bytes, cudaStream_t stream) {
+Buffer upload(const serial::Array& a, cudaStream_t stream) {
+  const size_t bytes = static_cast<size_t>(a.bytes);
   Buffer buf(bytes);
   if (bytes > 0)
-    check(cudaMemcpyAsync(buf.get(), host, bytes, cudaMemcpyHostToDevice, stream),
+    check(cudaMemcpyAsync(buf.get(), a.data, bytes, cudaMemcpyHostToDevice, stream),
           "copying a loaded plan's data to the device");
   return buf;
 }

@@ -12,6 +12,7 @@
 #include "runtime/error.hpp"
 #include "runtime/host_vector.hpp"
 #include "runtime/parallel.hpp"
+#include "runtime/serial.hpp"
 
 namespace spx::device {
 
@@ -115,9 +116,12 @@ Buffer upload(const std::vector<T, Alloc>& host, cudaStream_t stream) {
   return buf;
 }
 
-/// Uploads `bytes` of host memory into a new device buffer on `stream` without waiting for the
-/// copy (a pageable source may be reused on return: the driver has staged it).
-Buffer upload_bytes(const void* host, size_t bytes, cudaStream_t stream);
+/// A loaded plan's array (a view into the caller's bytes) in a new device buffer, queued on
+/// `stream` without waiting (a pageable source may be reused on return: the driver has staged it).
+Buffer upload(const serial::Array& a, cudaStream_t stream);
+
+/// A device buffer as an array of a plan's record (what spxPlanSerialize reads back).
+inline serial::Array array_of(const Buffer& b) { return {b.get(), b.bytes()}; }
 
 /// Copies `count` elements of T from device memory into a host vector (blocks on `stream`; the
 /// vector is not zeroed first).

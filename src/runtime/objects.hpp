@@ -157,13 +157,10 @@ struct spxPlan {
   spxContext made_on;  ///< the device the decisions were made for (its stream is not used)
   spxPlanOptions options;
   std::vector<std::pair<std::string, std::string>> switches;
-  /// SpMM: the fused epilogue every execute passes to the kernels (device/args.hpp's Epilogue):
-  /// what analyze fixed from the SPX_PLAN_OPTION_EPILOGUE_* options, and the arrays
-  /// spxPlanSetEpilogue points it at (fp32, one per row of C; NULL: none).
+  /// SpMM: the arrays of the fused epilogue (spxPlanSetEpilogue; fp32, one per row of C; NULL:
+  /// none). What analyze fixed (activation, whether the plan takes a bias and a scale) is in
+  /// `options` (SPX_PLAN_OPTION_EPILOGUE_*); engine::epilogue_of joins the two for the kernels.
   struct Epilogue {
-    bool on = false;  ///< any epilogue option was set
-    int32_t activation = SPX_ACTIVATION_NONE;
-    bool takes_bias = false, takes_scale = false;
     const float* bias = nullptr;
     const float* scale = nullptr;
   } epilogue;

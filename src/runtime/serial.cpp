@@ -54,32 +54,6 @@ const uint8_t* Reader::take(size_t n, const char* field) {
   return p;
 }
 
-uint32_t Reader::u32(const char* field) {
-  uint32_t v;
-  std::memcpy(&v, take(4, field), 4);
-  return v;
-}
-int32_t Reader::i32(const char* field) {
-  int32_t v;
-  std::memcpy(&v, take(4, field), 4);
-  return v;
-}
-uint64_t Reader::u64(const char* field) {
-  uint64_t v;
-  std::memcpy(&v, take(8, field), 8);
-  return v;
-}
-int64_t Reader::i64(const char* field) {
-  int64_t v;
-  std::memcpy(&v, take(8, field), 8);
-  return v;
-}
-double Reader::f64(const char* field) {
-  double v;
-  std::memcpy(&v, take(8, field), 8);
-  return v;
-}
-
 bool Reader::flag(const char* field) {
   const uint32_t v = u32(field);
   SPX_CHECK_ARG(v <= 1, "%s is invalid: %s (%u) is not 0 or 1", what_, field, v);

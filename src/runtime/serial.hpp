@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <type_traits>
@@ -51,11 +52,11 @@ class Reader {
   /// `what` starts every message ("serialized plan").
   Reader(const uint8_t* data, size_t size, const char* what);
 
-  uint32_t u32(const char* field);
-  int32_t i32(const char* field);
-  uint64_t u64(const char* field);
-  int64_t i64(const char* field);
-  double f64(const char* field);
+  uint32_t u32(const char* field) { return scalar<uint32_t>(field); }
+  int32_t i32(const char* field) { return scalar<int32_t>(field); }
+  uint64_t u64(const char* field) { return scalar<uint64_t>(field); }
+  int64_t i64(const char* field) { return scalar<int64_t>(field); }
+  double f64(const char* field) { return scalar<double>(field); }
   bool flag(const char* field);  ///< 0 or 1, anything else INVALID_VALUE
   /// An integer in [lo, hi], else INVALID_VALUE naming the field and the range.
   int64_t i64_in(const char* field, int64_t lo, int64_t hi);
@@ -73,6 +74,13 @@ class Reader {
 
  private:
   const uint8_t* take(size_t n, const char* field);
+  /// The next sizeof(T) bytes as a T (fixed-width, little-endian as written).
+  template <class T>
+  T scalar(const char* field) {
+    T v;
+    std::memcpy(&v, take(sizeof v, field), sizeof v);
+    return v;
+  }
   const uint8_t* data_;
   size_t size_, at_ = 0;
   const char* what_;

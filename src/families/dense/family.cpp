@@ -68,17 +68,17 @@ class DenseSpmm final : public SpmmKernelPlan {
     set_operands(p);
     device::check(kernels::dense::densify_load(), "loading the densify kernel");
     a_->entries = r.entries;
-    a_->pos = device::upload_bytes(r.pos.data, r.pos.bytes, p.h.stream);
-    a_->slot = device::upload_bytes(r.slot.data, r.slot.bytes, p.h.stream);
-    a_->dense = device::upload_bytes(r.dense.data, r.dense.bytes, p.h.stream);
+    a_->pos = device::upload(r.pos, p.h.stream);
+    a_->slot = device::upload(r.slot, p.h.stream);
+    a_->dense = device::upload(r.dense, p.h.stream);
   }
 
   void save(FamilyRecord& out) const override {
     plan::DenseRecord r;
     r.type = type_, r.tf32 = tf32_, r.rows = m_, r.cols = k_, r.entries = a_->entries;
-    r.pos = {a_->pos.get(), a_->pos.bytes()};
-    r.slot = {a_->slot.get(), a_->slot.bytes()};
-    r.dense = {a_->dense.get(), a_->dense.bytes()};
+    r.pos = device::array_of(a_->pos);
+    r.slot = device::array_of(a_->slot);
+    r.dense = device::array_of(a_->dense);
     out.v = r;
   }
 

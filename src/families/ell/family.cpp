@@ -94,12 +94,12 @@ class EllSpmm final : public SpmmKernelPlan {
                   "loading the ELL SpMM kernels");
     device::check(ek::pack_values_load(), "loading the ELL value packing kernel");
     const cudaStream_t s = p.h.stream;
-    a_->indices = device::upload_bytes(r.indices.data, r.indices.bytes, s);
-    a_->row_len = device::upload_bytes(r.row_len.data, r.row_len.bytes, s);
-    a_->tail_ptr = device::upload_bytes(r.tail_ptr.data, r.tail_ptr.bytes, s);
-    a_->slot_map = device::upload_bytes(r.slot_map.data, r.slot_map.bytes, s);
-    a_->values = device::upload_bytes(r.values.data, r.values.bytes, s);
-    a_->dense_a = device::upload_bytes(r.dense_a.data, r.dense_a.bytes, s);
+    a_->indices = device::upload(r.indices, s);
+    a_->row_len = device::upload(r.row_len, s);
+    a_->tail_ptr = device::upload(r.tail_ptr, s);
+    a_->slot_map = device::upload(r.slot_map, s);
+    a_->values = device::upload(r.values, s);
+    a_->dense_a = device::upload(r.dense_a, s);
     a_->packed = r.packed;
     decide(p, true);
     SPX_EXPECTS(a_->dense_a.bytes() == r.dense_a.bytes, SPX_STATUS_NOT_SUPPORTED,
@@ -113,12 +113,12 @@ class EllSpmm final : public SpmmKernelPlan {
     r.rows = l.rows, r.cols = l.cols, r.width = l.width, r.nnz = l.nnz, r.overflow = l.overflow;
     r.index16 = l.index16, r.half = a_->half, r.packed = a_->packed;
     r.stride = a_->stride, r.slots = a_->slots, r.alloc_slots = a_->alloc_slots;
-    r.values = {a_->values.get(), a_->values.bytes()};
-    r.indices = {a_->indices.get(), a_->indices.bytes()};
-    r.row_len = {a_->row_len.get(), a_->row_len.bytes()};
-    r.tail_ptr = {a_->tail_ptr.get(), a_->tail_ptr.bytes()};
-    r.slot_map = {a_->slot_map.get(), a_->slot_map.bytes()};
-    r.dense_a = {a_->dense_a.get(), a_->dense_a.bytes()};
+    r.values = device::array_of(a_->values);
+    r.indices = device::array_of(a_->indices);
+    r.row_len = device::array_of(a_->row_len);
+    r.tail_ptr = device::array_of(a_->tail_ptr);
+    r.slot_map = device::array_of(a_->slot_map);
+    r.dense_a = device::array_of(a_->dense_a);
     out.v = r;
   }
 

@@ -52,10 +52,10 @@ class FallbackSpmm final : public SpmmKernelPlan {
     device::check(kernels::fallback::spmm_csr_load(), "loading the fallback SpMM kernel");
     device::check(kernels::fallback::gather_widen_load(), "loading the value gather kernel");
     a_->csr.nnz = r.nnz;
-    a_->csr.row_ptr = device::upload_bytes(r.row_ptr.data, r.row_ptr.bytes, p.h.stream);
-    a_->csr.col_ind = device::upload_bytes(r.col_ind.data, r.col_ind.bytes, p.h.stream);
-    a_->csr.slot = device::upload_bytes(r.slot.data, r.slot.bytes, p.h.stream);
-    a_->values = device::upload_bytes(r.values.data, r.values.bytes, p.h.stream);
+    a_->csr.row_ptr = device::upload(r.row_ptr, p.h.stream);
+    a_->csr.col_ind = device::upload(r.col_ind, p.h.stream);
+    a_->csr.slot = device::upload(r.slot, p.h.stream);
+    a_->values = device::upload(r.values, p.h.stream);
     a_->integer = r.integer;
   }
 
@@ -63,10 +63,10 @@ class FallbackSpmm final : public SpmmKernelPlan {
     plan::FallbackRecord r;
     r.rows = static_cast<int64_t>(a_->csr.row_ptr.bytes() / 4) - 1;
     r.nnz = a_->csr.nnz, r.integer = a_->integer;
-    r.row_ptr = {a_->csr.row_ptr.get(), a_->csr.row_ptr.bytes()};
-    r.col_ind = {a_->csr.col_ind.get(), a_->csr.col_ind.bytes()};
-    r.slot = {a_->csr.slot.get(), a_->csr.slot.bytes()};
-    r.values = {a_->values.get(), a_->values.bytes()};
+    r.row_ptr = device::array_of(a_->csr.row_ptr);
+    r.col_ind = device::array_of(a_->csr.col_ind);
+    r.slot = device::array_of(a_->csr.slot);
+    r.values = device::array_of(a_->values);
     out.v = r;
   }
 

@@ -105,10 +105,10 @@ class NmSpmm final : public SpmmKernelPlan {
     device::check(knm::relayout_load(), "loading the NM value re-layout kernel");
     a_->host_indices = std::move(host_indices);
     in_.indices = nullptr;
-    a_->a_t = device::upload_bytes(r.a_t.data, r.a_t.bytes, p.h.stream);
-    a_->ridx = device::upload_bytes(r.ridx.data, r.ridx.bytes, p.h.stream);
-    a_->col_info = device::upload_bytes(r.col_info.data, r.col_info.bytes, p.h.stream);
-    a_->col_count = device::upload_bytes(r.col_count.data, r.col_count.bytes, p.h.stream);
+    a_->a_t = device::upload(r.a_t, p.h.stream);
+    a_->ridx = device::upload(r.ridx, p.h.stream);
+    a_->col_info = device::upload(r.col_info, p.h.stream);
+    a_->col_count = device::upload(r.col_count, p.h.stream);
     a_->metadata_bytes = static_cast<size_t>(r.metadata_bytes);
     a_->pack_capacity = r.pack_capacity;
     set_common(p, encoder);
@@ -123,10 +123,10 @@ class NmSpmm final : public SpmmKernelPlan {
     r.metadata_bytes = static_cast<int64_t>(a_->metadata_bytes);
     const plan::NmStaging& s = decision_.staging;
     r.kc_pad = s.kc_pad, r.rows_pad = s.rows_pad, r.groups_pad = s.groups_pad, r.stages = s.stages;
-    r.a_t = {a_->a_t.get(), a_->a_t.bytes()};
-    r.ridx = {a_->ridx.get(), a_->ridx.bytes()};
-    r.col_info = {a_->col_info.get(), a_->col_info.bytes()};
-    r.col_count = {a_->col_count.get(), a_->col_count.bytes()};
+    r.a_t = device::array_of(a_->a_t);
+    r.ridx = device::array_of(a_->ridx);
+    r.col_info = device::array_of(a_->col_info);
+    r.col_count = device::array_of(a_->col_count);
     r.indices = {a_->host_indices.data(), a_->host_indices.size() * sizeof(int32_t), true};
     out.v = r;
   }

@@ -125,12 +125,12 @@ class SptcSpmm final : public SpmmKernelPlan {
     device::check(ks::pack_values_load(), "loading the SpTC value packing kernel");
     a_->max_pairs = r.max_pairs;
     const cudaStream_t s = p.h.stream;
-    a_->row_map = device::upload_bytes(r.row_map.data, r.row_map.bytes, s);
-    a_->blocks = device::upload_bytes(r.blocks.data, r.blocks.bytes, s);
-    a_->gather = device::upload_bytes(r.gather.data, r.gather.bytes, s);
-    a_->metadata = device::upload_bytes(r.metadata.data, r.metadata.bytes, s);
-    a_->value_slot = device::upload_bytes(r.value_slot.data, r.value_slot.bytes, s);
-    a_->values = device::upload_bytes(r.values.data, r.values.bytes, s);
+    a_->row_map = device::upload(r.row_map, s);
+    a_->blocks = device::upload(r.blocks, s);
+    a_->gather = device::upload(r.gather, s);
+    a_->metadata = device::upload(r.metadata, s);
+    a_->value_slot = device::upload(r.value_slot, s);
+    a_->values = device::upload(r.values, s);
     a_->slots = r.slots;
   }
 
@@ -148,12 +148,12 @@ class SptcSpmm final : public SpmmKernelPlan {
     r.slots = a_->slots;
     r.work_k_positions = a_->work.k_positions, r.work_block_tile = a_->work.block_tile;
     r.work_a_bytes = a_->work.a_bytes;
-    r.row_map = {a_->row_map.get(), a_->row_map.bytes()};
-    r.blocks = {a_->blocks.get(), a_->blocks.bytes()};
-    r.gather = {a_->gather.get(), a_->gather.bytes()};
-    r.metadata = {a_->metadata.get(), a_->metadata.bytes()};
-    r.value_slot = {a_->value_slot.get(), a_->value_slot.bytes()};
-    r.values = {a_->values.get(), a_->values.bytes()};
+    r.row_map = device::array_of(a_->row_map);
+    r.blocks = device::array_of(a_->blocks);
+    r.gather = device::array_of(a_->gather);
+    r.metadata = device::array_of(a_->metadata);
+    r.value_slot = device::array_of(a_->value_slot);
+    r.values = device::array_of(a_->values);
     out.v = r;
   }
 

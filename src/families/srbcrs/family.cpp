@@ -90,10 +90,10 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
     a_->vec_len = static_cast<int>(r.vec_len);
     a_->vector_rows = r.vector_rows;
     a_->slots = r.slots;
-    a_->row_ptr = device::upload_bytes(r.row_ptr.data, r.row_ptr.bytes, p.h.stream);
-    a_->col = device::upload_bytes(r.col.data, r.col.bytes, p.h.stream);
-    a_->vec_map = device::upload_bytes(r.vec_map.data, r.vec_map.bytes, p.h.stream);
-    a_->values = device::upload_bytes(r.values.data, r.values.bytes, p.h.stream);
+    a_->row_ptr = device::upload(r.row_ptr, p.h.stream);
+    a_->col = device::upload(r.col, p.h.stream);
+    a_->vec_map = device::upload(r.vec_map, p.h.stream);
+    a_->values = device::upload(r.values, p.h.stream);
   }
 
   void save(FamilyRecord& out) const override {
@@ -104,10 +104,10 @@ class SrbcrsSpmm final : public SpmmKernelPlan {
     const plan::SrbcrsStructureStats& st = in_.structure;
     r.stats_vector_rows = st.vector_rows, r.stats_num_vectors = st.num_vectors;
     r.stats_slots32 = st.slots32, r.stats_slots64 = st.slots64;
-    r.row_ptr = {a_->row_ptr.get(), a_->row_ptr.bytes()};
-    r.col = {a_->col.get(), a_->col.bytes()};
-    r.vec_map = {a_->vec_map.get(), a_->vec_map.bytes()};
-    r.values = {a_->values.get(), a_->values.bytes()};
+    r.row_ptr = device::array_of(a_->row_ptr);
+    r.col = device::array_of(a_->col);
+    r.vec_map = device::array_of(a_->vec_map);
+    r.values = device::array_of(a_->values);
     out.v = r;
   }
 

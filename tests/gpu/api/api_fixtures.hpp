@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 #include "runner.hpp"
@@ -85,6 +86,27 @@ inline UniquePlan analyze(spxHandle_t h, const Spmm& s, spxSpMMAlg_t alg = SPX_S
   spxPlan_t p = nullptr;
   REQUIRE_SPX(spxSpMM_analyze(h, s.dA.get(), s.dB.get(), s.dC.get(), s.compute, alg, &p));
   REQUIRE(p != nullptr);
+  return UniquePlan(p);
+}
+
+/// One int32 analyze option and its value.
+struct OptionValue {
+  spxPlanOption_t option;
+  int32_t value;
+};
+
+/// An SpMM plan analyzed with `options` set (each one required to be accepted).
+inline UniquePlan analyze_with(spxHandle_t h, const Spmm& s, spxSpMMAlg_t alg,
+                               std::initializer_list<OptionValue> options) {
+  spxPlanOptions_t o = nullptr;
+  REQUIRE_SPX(spxCreatePlanOptions(&o));
+  for (const OptionValue& v : options)
+    REQUIRE_SPX(spxPlanOptionsSet(o, v.option, &v.value, sizeof v.value));
+  spxPlan_t p = nullptr;
+  const spxStatus_t st =
+      spxSpMM_analyzeWithOptions(h, s.dA.get(), s.dB.get(), s.dC.get(), s.compute, alg, o, &p);
+  spxDestroyPlanOptions(o);
+  REQUIRE_SPX(st);
   return UniquePlan(p);
 }
 

@@ -36,16 +36,8 @@ std::vector<AnyNCase> cases() {
 
 UniquePlan analyze_any_n(spxHandle_t h, const Spmm& s, spxSpMMAlg_t alg, int32_t max_n,
                          int32_t dense_route = SPX_DENSE_ROUTE_AUTO) {
-  spxPlanOptions_t o = nullptr;
-  REQUIRE_SPX(spxCreatePlanOptions(&o));
-  REQUIRE_SPX(spxPlanOptionsSet(o, SPX_PLAN_OPTION_MAX_N, &max_n, sizeof max_n));
-  REQUIRE_SPX(spxPlanOptionsSet(o, SPX_PLAN_OPTION_DENSE_ROUTE, &dense_route, sizeof dense_route));
-  spxPlan_t p = nullptr;
-  const spxStatus_t st =
-      spxSpMM_analyzeWithOptions(h, s.dA.get(), s.dB.get(), s.dC.get(), s.compute, alg, o, &p);
-  spxDestroyPlanOptions(o);
-  REQUIRE_SPX(st);
-  return UniquePlan(p);
+  return analyze_with(h, s, alg,
+                      {{SPX_PLAN_OPTION_MAX_N, max_n}, {SPX_PLAN_OPTION_DENSE_ROUTE, dense_route}});
 }
 
 /// B (k x n) and C (m x n) for one execute, on the device (C with a guard zone).

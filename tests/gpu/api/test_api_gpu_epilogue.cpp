@@ -69,19 +69,12 @@ auto accum_terms_for(spxDataType_t in) {
 UniquePlan analyze_epi(spxHandle_t h, const Spmm& s, spxSpMMAlg_t alg, int32_t act, int32_t bias,
                        int32_t scale, int32_t max_n = -1,
                        int32_t route = SPX_DENSE_ROUTE_AUTO) {
-  spxPlanOptions_t o = nullptr;
-  REQUIRE_SPX(spxCreatePlanOptions(&o));
-  REQUIRE_SPX(spxPlanOptionsSet(o, SPX_PLAN_OPTION_MAX_N, &max_n, sizeof max_n));
-  REQUIRE_SPX(spxPlanOptionsSet(o, SPX_PLAN_OPTION_DENSE_ROUTE, &route, sizeof route));
-  REQUIRE_SPX(spxPlanOptionsSet(o, SPX_PLAN_OPTION_EPILOGUE_ACTIVATION, &act, sizeof act));
-  REQUIRE_SPX(spxPlanOptionsSet(o, SPX_PLAN_OPTION_EPILOGUE_BIAS, &bias, sizeof bias));
-  REQUIRE_SPX(spxPlanOptionsSet(o, SPX_PLAN_OPTION_EPILOGUE_SCALE, &scale, sizeof scale));
-  spxPlan_t p = nullptr;
-  const spxStatus_t st =
-      spxSpMM_analyzeWithOptions(h, s.dA.get(), s.dB.get(), s.dC.get(), s.compute, alg, o, &p);
-  spxDestroyPlanOptions(o);
-  REQUIRE_SPX(st);
-  return UniquePlan(p);
+  return analyze_with(h, s, alg,
+                      {{SPX_PLAN_OPTION_MAX_N, max_n},
+                       {SPX_PLAN_OPTION_DENSE_ROUTE, route},
+                       {SPX_PLAN_OPTION_EPILOGUE_ACTIVATION, act},
+                       {SPX_PLAN_OPTION_EPILOGUE_BIAS, bias},
+                       {SPX_PLAN_OPTION_EPILOGUE_SCALE, scale}});
 }
 
 /// Per-row bias in [-1, 1] and scale of either sign: [0.5, 2] for float weights, [2^-9, 2^-5]

@@ -77,17 +77,10 @@ std::string name_of(const Case& c) {
 }
 
 UniquePlan analyze_case(spxHandle_t h, const Spmm& s, const Case& c) {
-  spxPlanOptions_t o = nullptr;
-  REQUIRE_SPX(spxCreatePlanOptions(&o));
-  REQUIRE_SPX(spxPlanOptionsSet(o, SPX_PLAN_OPTION_MAX_N, &c.max_n, sizeof c.max_n));
-  REQUIRE_SPX(spxPlanOptionsSet(o, SPX_PLAN_OPTION_DENSE_ROUTE, &c.dense_route, sizeof c.dense_route));
-  REQUIRE_SPX(spxPlanOptionsSet(o, SPX_PLAN_OPTION_AUTOTUNE, &c.autotune, sizeof c.autotune));
-  spxPlan_t p = nullptr;
-  const spxStatus_t st =
-      spxSpMM_analyzeWithOptions(h, s.dA.get(), s.dB.get(), s.dC.get(), s.compute, c.f.alg, o, &p);
-  spxDestroyPlanOptions(o);
-  REQUIRE_SPX(st);
-  return UniquePlan(p);
+  return analyze_with(h, s, c.f.alg,
+                      {{SPX_PLAN_OPTION_MAX_N, c.max_n},
+                       {SPX_PLAN_OPTION_DENSE_ROUTE, c.dense_route},
+                       {SPX_PLAN_OPTION_AUTOTUNE, c.autotune}});
 }
 
 void check_info_equal(const spxPlanInfo_t& a, const spxPlanInfo_t& b, const std::string& what) {
