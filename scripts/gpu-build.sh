@@ -32,6 +32,7 @@ for t in "$build"/tests/gpu/test_*; do [ -x "$t" ] && [ -f "$t" ] && cp "$t" "$o
 for t in "$build"/tests/cpu/test_*; do [ -x "$t" ] && [ -f "$t" ] && cp "$t" "$out/bin/cpu/"; done
 cp "$build/examples/quickstart" "$out/bin/"
 cp "$build/bench/spx-bench" "$build/bench/spx-host-cost" "$out/bin/"
+cp "$build/bench/spx-analyze-bench" "$out/bin/"
 # The per-family examples (C and C++), and the Fortran example when gfortran built it, with the
 # Fortran runtime it links (the GPU machine may not have one).
 mkdir -p "$out/bin/examples"
@@ -44,7 +45,7 @@ if [ -x "$build/bindings/fortran/nm_spmm_fortran" ]; then
   ldd "$build/bindings/fortran/nm_spmm_fortran" | awk '/libgfortran|libquadmath/ {print $3}' \
     | while read -r lib; do cp -L "$lib" "$out/lib/"; done
 fi
-strip --strip-unneeded "$out"/bin/*/* "$out"/bin/quickstart "$out"/bin/spx-bench "$out"/bin/spx-host-cost 2>/dev/null || true
+strip --strip-unneeded "$out"/bin/*/* "$out"/bin/quickstart "$out"/bin/spx-bench "$out"/bin/spx-host-cost "$out"/bin/spx-analyze-bench 2>/dev/null || true
 # The Python package with its tests (pure Python) and the headers its tests compare against.
 mkdir -p "$out/python"
 cp -r bindings/python/spx bindings/python/tests bindings/python/pyproject.toml "$out/python/"

@@ -4,6 +4,7 @@
 
 #include "engine/prepared_sizes.hpp"
 #include "engine/route.hpp"
+#include "runtime/elapsed.hpp"
 #include "runtime/log.hpp"
 
 namespace spx::engine {
@@ -19,7 +20,9 @@ void prepare_spmm(const dispatch::SpmmProblem& p, spxSpMMAlg_t alg, spxPlan& pla
   PreparedN& first = plan.prepared[plan.analyzed];
   first.n_hi = analyzed_n;
   first.info = plan.info;
+  const auto start = Clock::now();
   route_spmm(p, alg, sources, first, true);
+  const double ms_first = ms_since(start);
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (i == plan.analyzed) continue;
     PreparedN& e = plan.prepared[i];
@@ -33,6 +36,8 @@ void prepare_spmm(const dispatch::SpmmProblem& p, spxSpMMAlg_t alg, spxPlan& pla
   plan.sparse_source = sources.sparse;
   plan.dense_source = sources.dense;
   plan.info = info_of(plan, first);
+  log::trace("spxSpMM_analyze: analyzed n %.2f ms, %zu other prepared sizes %.2f ms", ms_first,
+             sizes.size() - 1, ms_since(start) - ms_first);
   if (sizes.size() > 1)
     log::info("spxSpMM_analyze: %zu prepared sizes up to n = %lld, %zu bytes held", sizes.size(),
               static_cast<long long>(sizes.back()),

@@ -1,5 +1,7 @@
 #include "families/structure.hpp"
 
+#include "formats/structure_checks.hpp"
+
 namespace spx::dispatch {
 
 HostStructure download_structure(const spxContext& h, const spxSpMatDescr& S) {
@@ -14,6 +16,18 @@ HostStructure download_structure(const spxContext& h, const spxSpMatDescr& S) {
   out.ptr = device::download<int32_t>(S.ptr, S.pointer_count(), h.stream);
   out.idx = device::download<int32_t>(S.idx, S.index_count(), h.stream);
   return out;
+}
+
+HostVector<int32_t> download_row_ptr(const spxContext& h, const spxSpMatDescr& S) {
+  SPX_EXPECTS(S.format == SPX_FORMAT_CSR || S.format == SPX_FORMAT_BCRS, SPX_STATUS_INTERNAL_ERROR,
+              "row pointers asked of a format without them");
+  if (S.rows == 0) return HostVector<int32_t>(1, 0);
+  device::expect_device_pointer(S.ptr, "the sparse row pointer array");
+  HostVector<int32_t> ptr = device::download<int32_t>(S.ptr, S.pointer_count(), h.stream);
+  const bool csr = S.format == SPX_FORMAT_CSR;
+  const int64_t rows = csr ? S.rows : S.rows / S.vec_len;
+  plan::check_row_ptr(csr ? "row_ptr" : "block_row_ptr", rows, ptr.data(), S.nnz);
+  return ptr;
 }
 
 plan::CsrStructure to_csr(const spxSpMatDescr& S, const HostStructure& host) {

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "runtime/error.hpp"
+#include "runtime/parallel.hpp"
 
 namespace spx::plan {
 
@@ -19,11 +20,15 @@ void check_row_ptr(const char* name, int64_t rows, const int32_t* row_ptr, int64
 
 void check_index_range(const char* name, int64_t count, const int32_t* idx, int64_t lo,
                        int64_t hi) {
-  for (int64_t i = 0; i < count; ++i) {
-    SPX_CHECK_ARG(idx[i] >= lo && idx[i] < hi, "%s[%lld] = %d is outside [%lld, %lld)", name,
-                  static_cast<long long>(i), idx[i], static_cast<long long>(lo),
-                  static_cast<long long>(hi));
-  }
+  // In parallel chunks; each throws at its first bad index and the lowest chunk's error wins,
+  // so the message names the first bad index, as a serial scan would.
+  parallel::for_chunks(count, int64_t{1} << 16, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      SPX_CHECK_ARG(idx[i] >= lo && idx[i] < hi, "%s[%lld] = %d is outside [%lld, %lld)", name,
+                    static_cast<long long>(i), idx[i], static_cast<long long>(lo),
+                    static_cast<long long>(hi));
+    }
+  });
 }
 
 void check_fits_int32(const char* what, int64_t count) {

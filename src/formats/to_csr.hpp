@@ -8,13 +8,15 @@
 #include <cstdint>
 #include <vector>
 
+#include "runtime/host_vector.hpp"
+
 namespace spx::plan {
 
 struct CsrStructure {
   int64_t rows = 0, cols = 0;
   std::vector<int32_t> row_ptr;  ///< rows + 1
-  std::vector<int32_t> col_ind;  ///< one per entry; each row keeps the user's entry order
-  std::vector<int64_t> slot;     ///< slot[e] = index of entry e's value in the user's values
+  HostVector<int32_t> col_ind;   ///< one per entry; each row keeps the user's entry order
+  HostVector<int64_t> slot;      ///< slot[e] = index of entry e's value in the user's values
 };
 
 /// CSR: row_ptr[0] == 0, non-decreasing, row_ptr[rows] == nnz; columns in [0, cols) (unsorted

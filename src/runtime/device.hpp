@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "runtime/error.hpp"
+#include "runtime/host_vector.hpp"
+#include "runtime/parallel.hpp"
 #include "runtime/serial.hpp"
 
 namespace spx::device {
@@ -102,8 +104,8 @@ class UseTracker {
 };
 
 /// Uploads a host vector into a new device buffer on `stream` (synchronous w.r.t. the host data).
-template <class T>
-Buffer upload(const std::vector<T>& host, cudaStream_t stream) {
+template <class T, class Alloc>
+Buffer upload(const std::vector<T, Alloc>& host, cudaStream_t stream) {
   Buffer buf(host.size() * sizeof(T));
   if (!host.empty()) {
     check(cudaMemcpyAsync(buf.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice,
@@ -121,10 +123,17 @@ Buffer upload(const serial::Array& a, cudaStream_t stream);
 /// A device buffer as an array of a plan's record (what spxPlanSerialize reads back).
 inline serial::Array array_of(const Buffer& b) { return {b.get(), b.bytes()}; }
 
-/// Copies `count` elements of T from device memory into a host vector (blocks on `stream`).
+/// Copies `count` elements of T from device memory into a host vector (blocks on `stream`; the
+/// vector is not zeroed first).
 template <class T>
-std::vector<T> download(const void* dev, int64_t count, cudaStream_t stream) {
-  std::vector<T> host(static_cast<size_t>(count));
+HostVector<T> download(const void* dev, int64_t count, cudaStream_t stream) {
+  HostVector<T> host(static_cast<size_t>(count));
+  // The fresh pages are touched in parallel first: the copy into pageable memory would otherwise
+  // take every first-touch page fault on one thread.
+  constexpr int64_t kPage = 4096 / sizeof(T) > 0 ? 4096 / sizeof(T) : 1;
+  parallel::for_chunks((count + kPage - 1) / kPage, 256, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) host[static_cast<size_t>(p * kPage)] = T{};
+  });
   if (count > 0) {
     check(cudaMemcpyAsync(host.data(), dev, host.size() * sizeof(T), cudaMemcpyDeviceToHost,
                           stream),

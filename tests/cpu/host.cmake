@@ -9,7 +9,7 @@ add_library(spx_catch_main_cpu OBJECT ${CMAKE_CURRENT_LIST_DIR}/catch_main.cpp)
 target_link_libraries(spx_catch_main_cpu PUBLIC Catch2::Catch2)
 
 foreach(name IN ITEMS test_dtype test_env test_reference test_planning test_prepared_sizes
-                     test_serialize_format)
+                     test_serialize_format test_to_csr_reference)
   spx_cpu_test(${name} SOURCES ${CMAKE_CURRENT_LIST_DIR}/${name}.cpp LIBS spx_reference)
 endforeach()
 

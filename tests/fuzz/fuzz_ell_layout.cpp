@@ -86,7 +86,7 @@ void check_layout(const CsrStructure& s, const EllLayout& L) {
   for (int64_t i = L.slots(); i < static_cast<int64_t>(L.col.size()); ++i)
     FUZZ_CHECK(L.col[i] == 0 && L.src_slot[i] == -1);
   if (L.index16) {
-    const std::vector<uint16_t> c16 = L.col16();
+    const auto c16 = L.col16();
     for (size_t i = 0; i < c16.size(); ++i) FUZZ_CHECK(c16[i] == L.col[i]);
   }
   (void)spx::plan::ell_near_uniform(s);

@@ -29,7 +29,8 @@ bool row_ptr_ok(const std::vector<int32_t>& ptr, int64_t nnz) {
   return nnz < 0 || ptr.back() == nnz;
 }
 
-bool cols_ok(const std::vector<int32_t>& col, int64_t count, int64_t lo, int64_t cols) {
+template <class Vector>
+bool cols_ok(const Vector& col, int64_t count, int64_t lo, int64_t cols) {
   for (int64_t i = 0; i < count; ++i)
     if (col[static_cast<size_t>(i)] < lo || col[static_cast<size_t>(i)] >= cols) return false;
   return true;

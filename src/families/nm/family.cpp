@@ -63,7 +63,7 @@ struct NmA {
   device::Buffer a_t, ridx, col_info, col_count;
   size_t metadata_bytes = 0;
   int64_t pack_capacity = 0;
-  std::vector<int32_t> host_indices;
+  HostVector<int32_t> host_indices;
 };
 
 /// Whether a configuration's geometry was planned for its decision's n (stream-K's tile
@@ -76,7 +76,7 @@ bool planned_for_n(const knm::SpmmConfig& c) {
 class NmSpmm final : public SpmmKernelPlan {
  public:
   NmSpmm(const SpmmProblem& p, const pnm::Inputs& in, pnm::Decision decision,
-         const plan::NmIndexLayout& layout, void* encoder, std::vector<int32_t> host_indices)
+         const plan::NmIndexLayout& layout, void* encoder, HostVector<int32_t> host_indices)
       : in_(in), decision_(std::move(decision)), a_(std::make_shared<NmA>()) {
     const plan::NmStaging& staging = decision_.staging;
     device::check(knm::spmm_load(p.h.smem_per_block_optin), "loading the NM SpMM kernels");
@@ -99,7 +99,7 @@ class NmSpmm final : public SpmmKernelPlan {
 
   /// A loaded plan (serialized): the arrays of `r`, the decision made again from its indices.
   NmSpmm(const SpmmProblem& p, const pnm::Inputs& in, pnm::Decision decision,
-         const plan::NmRecord& r, void* encoder, std::vector<int32_t> host_indices)
+         const plan::NmRecord& r, void* encoder, HostVector<int32_t> host_indices)
       : in_(in), decision_(std::move(decision)), a_(std::make_shared<NmA>()) {
     device::check(knm::spmm_load(p.h.smem_per_block_optin), "loading the NM SpMM kernels");
     device::check(knm::relayout_load(), "loading the NM value re-layout kernel");
@@ -268,7 +268,7 @@ std::unique_ptr<SpmmKernelPlan> load_nm_spmm(const SpmmProblem& p, const plan::N
   SPX_EXPECTS(r.rows == p.A.rows && r.cols == p.A.cols && r.n == p.A.n && r.m == p.A.m &&
                   r.l == p.A.l,
               SPX_STATUS_INVALID_VALUE, "serialized plan is invalid: its NM record is not A's shape");
-  std::vector<int32_t> idx(static_cast<size_t>(r.indices.bytes / sizeof(int32_t)));
+  HostVector<int32_t> idx(static_cast<size_t>(r.indices.bytes / sizeof(int32_t)));
   if (!idx.empty()) std::memcpy(idx.data(), r.indices.data, idx.size() * sizeof(int32_t));
   pnm::Inputs in = choice_inputs(p);
   plan::validate_nm_indices(in.dims, idx.data());

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -318,4 +319,31 @@ TEST_CASE("sptc storage: structure sort and its checks", "[sptc]") {
                   "block_row_ptr");
   require_invalid([&] { plan::sptc_sort_structure(2, 10, 1, 5, ptr.data(), nullptr); },
                   "null");
+}
+
+TEST_CASE("sort structure: parallel block rows give the serial result and the first repeat",
+          "[sptc][storage]") {
+  // Enough block rows for several parallel chunks; unsorted rows, repeats in rows 1701 and 2500.
+  const int64_t brows = 3000, cols = 500, v = 2;
+  std::vector<int32_t> ptr{0}, col;
+  for (int64_t br = 0; br < brows; ++br) {
+    const int count = static_cast<int>(br % 17);
+    for (int j = 0; j < count; ++j) col.push_back(static_cast<int32_t>((br * 31 + (count - j) * 7) % cols));
+    if (br == 1701 || br == 2500) col.push_back(col.back());
+    ptr.push_back(static_cast<int32_t>(col.size()));
+  }
+  const plan::SortedBcrs s = plan::sptc_sort_structure(brows * v, cols, v, static_cast<int64_t>(col.size()),
+                                                       ptr.data(), col.data());
+  CHECK(s.duplicate_block_row == 1701);
+  CHECK(s.duplicate_col == col[static_cast<size_t>(ptr[1702] - 1)]);
+  // The serial sort: each block row's columns stably sorted, vector_slot their source.
+  for (int64_t br = 0; br < brows; ++br) {
+    std::vector<int32_t> order(static_cast<size_t>(ptr[br + 1] - ptr[br]));
+    std::iota(order.begin(), order.end(), ptr[br]);
+    std::stable_sort(order.begin(), order.end(), [&](int32_t x, int32_t y) { return col[x] < col[y]; });
+    for (size_t i = 0; i < order.size(); ++i) {
+      REQUIRE(s.vector_slot[ptr[br] + i] == order[i]);
+      REQUIRE(s.block_col[ptr[br] + i] == col[order[i]]);
+    }
+  }
 }

@@ -459,3 +459,50 @@ TEST_CASE("SR-BCRS strides of the kernels", "[srbcrs][layout]") {
   CHECK(plan::srbcrs_stride_for(SPX_R_4I, 80) == 32);
   CHECK(plan::srbcrs_stride_for(SPX_R_4U, 86) == 32);
 }
+
+TEST_CASE("SR-BCRS structure: the parallel build equals a serial one; no host values on request",
+          "[srbcrs][layout]") {
+  std::mt19937 rng(3);
+  for (int64_t v : {1, 8})
+    for (spxDataType_t type : {SPX_R_8I, SPX_R_4U}) {
+      // Enough vector rows for several parallel chunks; empty rows and exact multiples of S.
+      const int64_t vrows = 5000, cols = 700, s = 32;
+      std::vector<int32_t> ptr{0}, col;
+      for (int64_t i = 0; i < vrows; ++i) {
+        const int count = i % 11 == 0 ? 0 : i % 13 == 0 ? 64 : static_cast<int>(rng() % 90);
+        for (int j = 0; j < count; ++j) col.push_back(static_cast<int32_t>((i * 7 + j * 5) % cols));
+        ptr.push_back(static_cast<int32_t>(col.size()));
+      }
+      plan::BcrsView view;
+      view.rows = vrows * v;
+      view.cols = cols;
+      view.vec_len = v;
+      view.block_row_ptr = ptr.data();
+      view.block_col = col.data();
+      view.num_vectors = static_cast<int64_t>(col.size());
+      plan::SrbcrsConfig cfg = config(s, type);
+      const plan::SrbcrsLayout with = plan::srbcrs_build_structure(view, cfg);
+      cfg.host_values = false;
+      const plan::SrbcrsLayout without = plan::srbcrs_build_structure(view, cfg);
+      CHECK(without.values.empty());
+      CHECK(with.value_bytes() == static_cast<int64_t>(with.values.size()));
+      CHECK(without.value_bytes() == with.value_bytes());
+      CHECK(without.row_ptr == with.row_ptr);
+      CHECK(without.col == with.col);
+      CHECK(without.vec_map == with.vec_map);
+      // The serial fill: slot start + j of vector row i holds vector first + j.
+      std::vector<int32_t> want_col(static_cast<size_t>(with.slots), plan::kSrbcrsPadCol),
+          want_map(static_cast<size_t>(with.slots), -1);
+      int64_t start = 0;
+      for (int64_t i = 0; i < vrows; ++i) {
+        const int64_t count = ptr[i + 1] - ptr[i];
+        for (int64_t j = 0; j < count; ++j) {
+          want_map[static_cast<size_t>(start + j)] = static_cast<int32_t>(ptr[i] + j);
+          want_col[static_cast<size_t>(plan::srbcrs_load_position(with, start + j))] = col[ptr[i] + j];
+        }
+        start += (count + s - 1) / s * s;
+      }
+      CHECK(std::vector<int32_t>(with.col.begin(), with.col.end()) == want_col);
+      CHECK(std::vector<int32_t>(with.vec_map.begin(), with.vec_map.end()) == want_map);
+    }
+}

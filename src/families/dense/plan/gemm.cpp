@@ -4,6 +4,8 @@
 #include <climits>
 #include <cstdio>
 
+#include "runtime/parallel.hpp"
+
 namespace spx::plan {
 
 std::string GemmLayout::ops() const {
@@ -70,11 +72,16 @@ std::string describe_gemm(const GemmLayout& g, spxDataType_t ab_type, spxDataTyp
 
 DensifyMap densify_map(const CsrStructure& csr, int64_t k) {
   DensifyMap d;
-  d.pos.reserve(csr.col_ind.size());
-  d.slot = csr.slot;
-  for (int64_t r = 0; r + 1 < static_cast<int64_t>(csr.row_ptr.size()); ++r)
-    for (int32_t e = csr.row_ptr[r]; e < csr.row_ptr[r + 1]; ++e)
-      d.pos.push_back(r * k + csr.col_ind[e]);
+  d.pos.resize(csr.col_ind.size());
+  d.slot.resize(csr.slot.size());
+  const int64_t rows = static_cast<int64_t>(csr.row_ptr.size()) - 1;
+  parallel::for_chunks(rows, 256, [&](int64_t r0, int64_t r1) {  // rows write their own entries
+    for (int64_t r = r0; r < r1; ++r)
+      for (int32_t e = csr.row_ptr[r]; e < csr.row_ptr[r + 1]; ++e) {
+        d.pos[static_cast<size_t>(e)] = r * k + csr.col_ind[e];
+        d.slot[static_cast<size_t>(e)] = csr.slot[e];
+      }
+  });
   return d;
 }
 

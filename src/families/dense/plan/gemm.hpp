@@ -38,7 +38,7 @@ std::string describe_gemm(const GemmLayout& g, spxDataType_t ab_type, spxDataTyp
 /// The device arrays of the densify scatter: entry e of the CSR structure adds the user's value
 /// slot[e] into element pos[e] = row * k + col of the dense copy (duplicates add up).
 struct DensifyMap {
-  std::vector<int64_t> pos, slot;
+  HostVector<int64_t> pos, slot;
 };
 DensifyMap densify_map(const CsrStructure& csr, int64_t k);
 

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "formats/to_csr.hpp"
+#include "runtime/host_vector.hpp"
 
 namespace spx::plan {
 
@@ -45,14 +46,14 @@ struct EllLayout {
   bool index16 = false;             ///< columns fit 16 bits (cols <= 65536)
   std::vector<int32_t> row_len;     ///< rows: entries of row r in the ELL part
   std::vector<int32_t> tail_ptr;    ///< rows + 1 when overflow > 0, else empty
-  std::vector<int32_t> col;         ///< slots() + kEllArrayPad: column of every plan slot
-  std::vector<int32_t> src_slot;    ///< same length: the user's value slot, -1 for padding
+  HostVector<int32_t> col;          ///< slots() + kEllArrayPad: column of every plan slot
+  HostVector<int32_t> src_slot;     ///< same length: the user's value slot, -1 for padding
 
   int64_t ell_slots() const { return rows * stride; }
   int64_t slots() const { return ell_slots() + overflow; }
   int64_t padding() const { return ell_slots() - (nnz - overflow); }
   /// The columns narrowed to 16 bits (index16 must be true).
-  std::vector<uint16_t> col16() const;
+  HostVector<uint16_t> col16() const;
 };
 
 /// Padding of an ELL part of `width` slots per row over rows of the given lengths.
@@ -62,7 +63,13 @@ int64_t ell_padding(const std::vector<int32_t>& row_lengths, int64_t width);
 int64_t choose_hyb_width(const std::vector<int32_t>& row_lengths, double max_padding = kEllMaxPadding);
 
 /// Lays out a validated structure; each row's ELL entries in bank order, its overflow by column.
+/// Rows are laid out in parallel (runtime/parallel.hpp); the result is the serial one.
 EllLayout plan_ell_layout(const CsrStructure& csr);
+
+/// The same layout straight from a user's ELL structure (col_ind rows x ell_width, column-major,
+/// -1 = padding): validated as csr_from_ell does (INVALID_VALUE, the same messages), equal to
+/// plan_ell_layout(csr_from_ell(...)) without building the CSR copy.
+EllLayout plan_ell_layout_ell(int64_t rows, int64_t cols, int64_t ell_width, const int32_t* col_ind);
 
 /// The bank order of one row: given the columns of its `len` ELL entries, returns for every
 /// position 0..len-1 which entry goes there, such that each position set
@@ -71,6 +78,8 @@ EllLayout plan_ell_layout(const CsrStructure& csr);
 /// inside a set residues r and r + 4 sit at positions i of different parity where they can
 /// (what contiguous 32-byte rows need: bank_wavefronts_contig32).
 std::vector<int32_t> bank_order_row(const std::vector<int32_t>& cols);
+/// The same into out[0 .. len) (no allocation once `scratch` has grown to len).
+void bank_order_into(const int32_t* cols, int64_t len, int32_t* out, std::vector<int32_t>& scratch);
 
 /// 16-byte shared-memory wavefronts the gathers of one row's positions cost: the sum over the
 /// position sets of the largest number of equal columns mod 8 (what bank_order_row minimizes;
@@ -87,5 +96,7 @@ int64_t bank_wavefronts_contig32(const std::vector<int32_t>& cols_in_position_or
 /// <= 25 % of nnz) overflows at most 12.5 % of nnz into the tail. Empty string when yes,
 /// else one sentence why not.
 std::string ell_near_uniform(const CsrStructure& csr);
+/// The same from the row lengths alone (what the rule reads).
+std::string ell_near_uniform_lengths(const std::vector<int32_t>& row_lengths);
 
 }  // namespace spx::plan

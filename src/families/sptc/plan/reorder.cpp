@@ -10,6 +10,7 @@
 
 #include "runtime/error.hpp"
 #include "formats/structure_checks.hpp"
+#include "runtime/parallel.hpp"
 
 namespace spx::plan {
 namespace {
@@ -26,6 +27,15 @@ struct PanelOut {
   int64_t kept = 0, retries = 0, conflicting = 0, units = 0;
 };
 
+/// What the search of one panel decides: its kept columns (sorted) and units (kept indices per
+/// position, -1 = padding, and the MMA order of each); the layout is emitted from it.
+struct PanelPlan {
+  std::vector<int32_t> kept;
+  std::vector<std::array<int32_t, kUnit>> slots;
+  std::vector<std::array<uint8_t, kUnit>> orders;
+  int64_t retries = 0, conflicting = 0;
+};
+
 /// Per-thread scratch: kept index of every column (-1 outside the current panel).
 struct PanelScratch {
   std::vector<int32_t> kept_of;
@@ -37,16 +47,37 @@ inline int64_t block_row_at(const std::vector<int32_t>& order, int64_t i) {
   return order.empty() ? i : order[static_cast<size_t>(i)];
 }
 
-void build_panel(const BcrsView& a, const SptcReorderConfig& cfg,
-                 const std::vector<int32_t>& order, int64_t panel, PanelScratch& scratch,
-                 PanelOut& out) {
+/// Vector-row masks (bit j: vector row j of the panel) of the panel's kept columns and, with
+/// `vec`, the vector index of each (kept x vector rows, -1 = none).
+void panel_masks(const BcrsView& a, const SptcReorderConfig& cfg, const std::vector<int32_t>& order,
+                 int64_t panel, PanelScratch& scratch, const std::vector<int32_t>& kept,
+                 std::vector<uint64_t>& mask, std::vector<int32_t>* vec) {
+  const int64_t v = a.vec_len, br_per_panel = cfg.block_tile / v;
+  const int64_t br0 = panel * br_per_panel;
+  const int64_t br1 = std::min<int64_t>(br0 + br_per_panel, a.rows / v);
+  for (size_t k = 0; k < kept.size(); ++k) scratch.kept_of[kept[k]] = static_cast<int32_t>(k);
+  mask.assign(kept.size(), 0);
+  if (vec) vec->assign(kept.size() * static_cast<size_t>(br_per_panel), -1);
+  for (int64_t pr = br0; pr < br1; ++pr)
+    for (int64_t br = block_row_at(order, pr), i = a.block_row_ptr[br];
+         i < a.block_row_ptr[br + 1]; ++i) {
+      const int32_t k = scratch.kept_of[a.block_col[i]];
+      mask[k] |= 1ull << (pr - br0);
+      if (vec) (*vec)[static_cast<size_t>(k) * br_per_panel + (pr - br0)] = static_cast<int32_t>(i);
+    }
+  for (int32_t c : kept) scratch.kept_of[c] = -1;
+}
+
+/// The search of one panel: its kept columns and their grouping into units (with retries).
+void plan_panel(const BcrsView& a, const SptcReorderConfig& cfg, const std::vector<int32_t>& order,
+                int64_t panel, PanelScratch& scratch, PanelPlan& out) {
   const int64_t v = a.vec_len, bt = cfg.block_tile;
   const int64_t br_per_panel = bt / v;  // vector rows of the panel: one mask bit each (<= 64)
   const int64_t br0 = panel * br_per_panel;
   const int64_t br1 = std::min<int64_t>(br0 + br_per_panel, a.rows / v);
 
   // Kept columns (any nonzero in the panel), in original order.
-  std::vector<int32_t> kept;
+  std::vector<int32_t>& kept = out.kept;
   for (int64_t pr = br0; pr < br1; ++pr)
     for (int64_t br = block_row_at(order, pr), i = a.block_row_ptr[br];
          i < a.block_row_ptr[br + 1]; ++i) {
@@ -57,20 +88,9 @@ void build_panel(const BcrsView& a, const SptcReorderConfig& cfg,
       }
     }
   std::sort(kept.begin(), kept.end());
-  for (size_t k = 0; k < kept.size(); ++k) scratch.kept_of[kept[k]] = static_cast<int32_t>(k);
-
-  // Vector-row masks (bit j: vector row j of the panel) and vector indices of the kept columns.
-  std::vector<uint64_t> mask(kept.size(), 0);
-  std::vector<int32_t> vec(kept.size() * static_cast<size_t>(br_per_panel), -1);
-  for (int64_t pr = br0; pr < br1; ++pr)
-    for (int64_t br = block_row_at(order, pr), i = a.block_row_ptr[br];
-         i < a.block_row_ptr[br + 1]; ++i) {
-      const int32_t k = scratch.kept_of[a.block_col[i]];
-      mask[k] |= 1ull << (pr - br0);
-      vec[static_cast<size_t>(k) * br_per_panel + (pr - br0)] = static_cast<int32_t>(i);
-    }
   for (int32_t c : kept) scratch.kept_of[c] = -1;
-  out.kept = static_cast<int64_t>(kept.size());
+  std::vector<uint64_t> mask;
+  panel_masks(a, cfg, order, panel, scratch, kept, mask, nullptr);
 
   // Units from the queue of kept columns; a failed unit sends its least compatible column back
   // to the queue's end. With balance_units, a unit takes from the first `lookahead` queued
@@ -83,8 +103,8 @@ void build_panel(const BcrsView& a, const SptcReorderConfig& cfg,
   size_t head = 0;
   std::array<uint8_t, 64> row_count{};
   std::vector<int32_t> skipped;
-  std::vector<std::array<int32_t, kUnit>> slots;
-  std::vector<std::array<uint8_t, kUnit>> orders;
+  std::vector<std::array<int32_t, kUnit>>& slots = out.slots;
+  std::vector<std::array<uint8_t, kUnit>>& orders = out.orders;
   while (head < queue.size()) {
     std::array<int32_t, kUnit> unit;
     unit.fill(-1);
@@ -140,6 +160,22 @@ void build_panel(const BcrsView& a, const SptcReorderConfig& cfg,
     slots.push_back(empty);
     orders.push_back(identity);
   }
+}
+
+/// The layout arrays of one searched panel: index levels, 2:4 metadata, the value map.
+void emit_panel(const BcrsView& a, const SptcReorderConfig& cfg, const std::vector<int32_t>& order,
+                int64_t panel, PanelScratch& scratch, const PanelPlan& plan, PanelOut& out) {
+  const int64_t v = a.vec_len, bt = cfg.block_tile;
+  const int64_t br_per_panel = bt / v;
+  const std::vector<int32_t>& kept = plan.kept;
+  const std::vector<std::array<int32_t, kUnit>>& slots = plan.slots;
+  const std::vector<std::array<uint8_t, kUnit>>& orders = plan.orders;
+  std::vector<uint64_t> mask;
+  std::vector<int32_t> vec;
+  panel_masks(a, cfg, order, panel, scratch, kept, mask, &vec);
+  out.kept = static_cast<int64_t>(kept.size());
+  out.retries = plan.retries;
+  out.conflicting = plan.conflicting;
   out.units = static_cast<int64_t>(slots.size());
 
   // Index levels.
@@ -219,15 +255,19 @@ void validate_bcrs_structure(const BcrsView& a) {
                     "sptc: columns not strictly increasing in block row %lld", static_cast<ll>(br));
 }
 
-SptcLayout sptc_reorder(const BcrsView& a, const SptcReorderConfig& config,
-                        const std::vector<int32_t>& row_order) {
-  const auto start = std::chrono::steady_clock::now();
+namespace {
+
+/// The checks of a reorder's configuration and row order (the structure is validated apart).
+void check_config(const SptcReorderConfig& config) {
   SPX_CHECK_ARG(config.block_tile == 16 || config.block_tile == 32 || config.block_tile == 64 ||
                     config.block_tile == 128,
                 "sptc: block_tile %d is not 16, 32, 64 or 128", config.block_tile);
   SPX_CHECK_ARG(config.max_pair_checks > 0, "sptc: max_pair_checks must be positive");
   SPX_CHECK_ARG(!config.balance_units || config.lookahead > 0, "sptc: lookahead must be positive");
-  validate_bcrs_structure(a);
+}
+
+void check_order(const BcrsView& a, const SptcReorderConfig& config,
+                 const std::vector<int32_t>& row_order) {
   SPX_CHECK_ARG(config.block_tile / a.vec_len <= 64,
                 "sptc: block_tile %d holds more than 64 vectors of length %lld", config.block_tile,
                 static_cast<ll>(a.vec_len));
@@ -243,70 +283,136 @@ SptcLayout sptc_reorder(const BcrsView& a, const SptcReorderConfig& config,
       seen[static_cast<size_t>(r)] = 1;
     }
   }
+}
 
+/// Calls fn(panel, scratch) for every panel on config.threads workers (0 = hardware
+/// concurrency); an exception in a worker is carried to the caller after every worker joined.
+template <class Fn>
+void for_panels(const BcrsView& a, const SptcReorderConfig& config, int64_t panels, Fn&& fn) {
+  int threads = config.threads > 0 ? config.threads
+                                   : static_cast<int>(std::thread::hardware_concurrency());
+  threads = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, panels)));
+  std::atomic<int64_t> next{0};
+  auto work = [&]() {
+    PanelScratch scratch(a.cols);
+    for (int64_t p; (p = next.fetch_add(1)) < panels;) fn(p, scratch);
+  };
+  if (threads == 1) {
+    work();
+    return;
+  }
+  std::vector<std::exception_ptr> errors(static_cast<size_t>(threads));
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t]() {
+      try {
+        work();
+      } catch (...) {
+        errors[static_cast<size_t>(t)] = std::current_exception();
+        next.store(panels);
+      }
+    });
+  for (auto& th : pool) th.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+int64_t panel_count(const BcrsView& a, const SptcReorderConfig& config) {
+  return (a.rows + config.block_tile - 1) / config.block_tile;
+}
+
+/// The search of every panel (checked configuration, validated structure).
+std::vector<PanelPlan> search_panels(const BcrsView& a, const SptcReorderConfig& config,
+                                     const std::vector<int32_t>& row_order) {
+  std::vector<PanelPlan> plans(static_cast<size_t>(panel_count(a, config)));
+  for_panels(a, config, static_cast<int64_t>(plans.size()), [&](int64_t p, PanelScratch& scratch) {
+    plan_panel(a, config, row_order, p, scratch, plans[static_cast<size_t>(p)]);
+  });
+  return plans;
+}
+
+/// sptc_layout_cost of the layout the plans give (a panel's k is 16 positions per unit), summed
+/// in the same order.
+double plans_cost(const std::vector<PanelPlan>& plans, int block_tile, double b_row_cost) {
+  double cost = 0;
+  for (const PanelPlan& q : plans)
+    cost += static_cast<double>(static_cast<int64_t>(q.slots.size()) * kUnit) *
+            (static_cast<double>(block_tile) + b_row_cost);
+  return cost;
+}
+
+/// The layout from the searched panels; stats.seconds = `seconds` + the time spent here.
+SptcLayout assemble(const BcrsView& a, const SptcReorderConfig& config,
+                    const std::vector<int32_t>& row_order, std::vector<PanelPlan>& plans,
+                    double seconds) {
+  const auto start = std::chrono::steady_clock::now();
   SptcLayout L;
   L.rows = a.rows;
   L.cols = a.cols;
   L.vec_len = a.vec_len;
   L.block_tile = config.block_tile;
-  L.panels = (a.rows + config.block_tile - 1) / config.block_tile;
+  L.panels = panel_count(a, config);
   L.row_order = row_order;
   std::vector<PanelOut> outs(static_cast<size_t>(L.panels));
-
-  int threads = config.threads > 0 ? config.threads
-                                   : static_cast<int>(std::thread::hardware_concurrency());
-  threads = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(threads, L.panels)));
-  std::atomic<int64_t> next{0};
-  auto work = [&]() {
-    PanelScratch scratch(a.cols);
-    for (int64_t p; (p = next.fetch_add(1)) < L.panels;)
-      build_panel(a, config, row_order, p, scratch, outs[static_cast<size_t>(p)]);
-  };
-  if (threads == 1) {
-    work();
-  } else {
-    // An exception in a worker is carried to the caller after every worker has joined.
-    std::vector<std::exception_ptr> errors(static_cast<size_t>(threads));
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t)
-      pool.emplace_back([&, t]() {
-        try {
-          work();
-        } catch (...) {
-          errors[static_cast<size_t>(t)] = std::current_exception();
-          next.store(L.panels);
-        }
-      });
-    for (auto& th : pool) th.join();
-    for (auto& e : errors)
-      if (e) std::rethrow_exception(e);
-  }
+  for_panels(a, config, L.panels, [&](int64_t p, PanelScratch& scratch) {
+    emit_panel(a, config, row_order, p, scratch, plans[static_cast<size_t>(p)],
+               outs[static_cast<size_t>(p)]);
+    plans[static_cast<size_t>(p)] = PanelPlan{};
+  });
 
   SptcReorderStats& st = L.stats;
   st.panels = L.panels;
-  L.panel_k.assign(1, 0);
-  L.panel_tile.assign(1, 0);
-  for (auto& o : outs) {
-    L.col_idx.insert(L.col_idx.end(), o.col_idx.begin(), o.col_idx.end());
-    L.block_col_idx.insert(L.block_col_idx.end(), o.block_col_idx.begin(), o.block_col_idx.end());
-    L.metadata.insert(L.metadata.end(), o.metadata.begin(), o.metadata.end());
-    L.value_map.insert(L.value_map.end(), o.value_map.begin(), o.value_map.end());
-    L.panel_k.push_back(static_cast<int64_t>(L.col_idx.size()));
-    L.panel_tile.push_back(static_cast<int64_t>(L.metadata.size() / 16));
+  // Offsets of every panel's arrays (serial sums), then the copies in parallel.
+  L.panel_k.assign(static_cast<size_t>(L.panels) + 1, 0);
+  L.panel_tile.assign(static_cast<size_t>(L.panels) + 1, 0);
+  for (int64_t p = 0; p < L.panels; ++p) {
+    const PanelOut& o = outs[static_cast<size_t>(p)];
+    L.panel_k[p + 1] = L.panel_k[p] + static_cast<int64_t>(o.col_idx.size());
+    L.panel_tile[p + 1] = L.panel_tile[p] + static_cast<int64_t>(o.metadata.size() / 16);
     st.units += o.units;
     st.kept_columns += o.kept;
     st.columns_skipped += a.cols - o.kept;
     st.retries += o.retries;
     st.conflicting_units += o.conflicting;
     st.panels_within_cols += static_cast<int64_t>(o.col_idx.size()) <= a.cols ? 1 : 0;
-    o = PanelOut{};
   }
+  const size_t positions = static_cast<size_t>(L.panel_k.back());
+  const size_t tiles = static_cast<size_t>(L.panel_tile.back());
+  L.col_idx.resize(positions);
+  L.block_col_idx.resize(positions);
+  L.metadata.resize(tiles * 16);
+  L.value_map.resize(tiles * 256);
+  parallel::for_chunks(L.panels, 4, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      PanelOut& o = outs[static_cast<size_t>(p)];
+      const size_t k = static_cast<size_t>(L.panel_k[p]), t = static_cast<size_t>(L.panel_tile[p]);
+      std::copy(o.col_idx.begin(), o.col_idx.end(), L.col_idx.begin() + k);
+      std::copy(o.block_col_idx.begin(), o.block_col_idx.end(), L.block_col_idx.begin() + k);
+      std::copy(o.metadata.begin(), o.metadata.end(), L.metadata.begin() + t * 16);
+      std::copy(o.value_map.begin(), o.value_map.end(), L.value_map.begin() + t * 256);
+      o = PanelOut{};
+    }
+  });
   st.tiles = static_cast<int64_t>(L.metadata.size() / 16);
   st.padding_columns = std::count(L.col_idx.begin(), L.col_idx.end(), -1);
   st.metadata_bytes = static_cast<int64_t>(L.metadata.size() * sizeof(uint32_t));
   st.index_bytes = static_cast<int64_t>(L.col_idx.size() * (sizeof(int32_t) + sizeof(uint8_t)));
-  st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  st.seconds =
+      seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return L;
+}
+
+}  // namespace
+
+SptcLayout sptc_reorder(const BcrsView& a, const SptcReorderConfig& config,
+                        const std::vector<int32_t>& row_order) {
+  const auto start = std::chrono::steady_clock::now();
+  check_config(config);
+  validate_bcrs_structure(a);
+  check_order(a, config, row_order);
+  std::vector<PanelPlan> plans = search_panels(a, config, row_order);
+  return assemble(a, config, row_order, plans,
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 
 double sptc_layout_cost(const SptcLayout& L, double b_row_cost) {
@@ -397,26 +503,42 @@ SptcLayout choose_block_tile(const BcrsView& a, SptcReorderConfig config, double
   }
   std::stable_sort(order.begin(), order.end(),
                    [](const Candidate& x, const Candidate& y) { return x.bound < y.bound; });
-  SptcLayout best;
-  bool have = false;
+  // Each tried tile is searched only (its cost needs the units, not the 2:4 arrays); the layout
+  // is emitted once, from the winner's search: the same layout as sptc_reorder at that tile.
+  std::vector<PanelPlan> best;
+  double best_cost = 0, best_seconds = 0;
+  int best_tile = 0;
+  bool best_clustered = false, have = false;
   for (const Candidate& c : order) {
     const int bt = tiles[c.index];
     // Lowest cost wins, ties go to the larger tile.
     auto beats = [&](double cost) {
-      return !have || cost < best.stats.cost || (cost == best.stats.cost && bt > best.block_tile);
+      return !have || cost < best_cost || (cost == best_cost && bt > best_tile);
     };
     if (costs) (*costs)[static_cast<size_t>(c.index)] = c.bound;
     if (!beats(c.bound)) continue;
+    const auto start = std::chrono::steady_clock::now();
     config.block_tile = bt;
-    SptcLayout L = sptc_reorder(a, config, c.clustered ? clustered : std::vector<int32_t>{});
-    L.stats.cost = sptc_layout_cost(L, b_row_cost);
-    if (costs) (*costs)[static_cast<size_t>(c.index)] = L.stats.cost;
-    if (beats(L.stats.cost)) {
-      best = std::move(L);
+    const std::vector<int32_t>& rows = c.clustered ? clustered : std::vector<int32_t>{};
+    check_config(config);
+    check_order(a, config, rows);
+    std::vector<PanelPlan> plans = search_panels(a, config, rows);
+    const double cost = plans_cost(plans, bt, b_row_cost);
+    if (costs) (*costs)[static_cast<size_t>(c.index)] = cost;
+    if (beats(cost)) {
+      best = std::move(plans);
+      best_cost = cost;
+      best_tile = bt;
+      best_clustered = c.clustered;
+      best_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       have = true;
     }
   }
-  return best;
+  config.block_tile = best_tile;
+  SptcLayout L = assemble(a, config, best_clustered ? clustered : std::vector<int32_t>{}, best,
+                          best_seconds);
+  L.stats.cost = best_cost;
+  return L;
 }
 
 }  // namespace spx::plan

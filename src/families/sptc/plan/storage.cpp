@@ -3,10 +3,12 @@
 #include "families/sptc/plan/storage.hpp"
 
 #include <algorithm>
+#include <mutex>
 #include <numeric>
 
 #include "runtime/error.hpp"
 #include "formats/structure_checks.hpp"
+#include "runtime/parallel.hpp"
 
 namespace spx::plan {
 namespace {
@@ -72,7 +74,9 @@ SptcStorage sptc_build_storage(const SptcLayout& L, const std::vector<int32_t>& 
   s.metadata.assign(static_cast<size_t>(pairs * s.slices * kSptcMetaPerSlice), kSptcEmptyMeta);
   s.value_slot.assign(static_cast<size_t>(pairs * s.slices * 2 * kSptcTileValues), -1);
 
-  for (int64_t p = 0; p < L.panels; ++p) {
+  // Panels in parallel: each writes its own pairs.
+  parallel::for_chunks(L.panels, 4, [&](int64_t p0, int64_t p1) {
+  for (int64_t p = p0; p < p1; ++p) {
     const int64_t k0 = L.panel_k[p], ktiles = s.panel_info[2 * p + 1];
     const int64_t pair0 = s.panel_info[2 * p];
     // Gather: MMA k position q of the panel reads col_idx[16 u + block_col_idx[q]].
@@ -104,6 +108,7 @@ SptcStorage sptc_build_storage(const SptcLayout& L, const std::vector<int32_t>& 
           }
       }
   }
+  });
 
   s.panel_order.resize(static_cast<size_t>(L.panels));
   std::iota(s.panel_order.begin(), s.panel_order.end(), 0);
@@ -154,26 +159,36 @@ SortedBcrs sptc_sort_structure(int64_t rows, int64_t cols, int64_t vec_len, int6
   out.block_row_ptr.assign(block_row_ptr, block_row_ptr + brows + 1);
   out.block_col.resize(static_cast<size_t>(num_vectors));
   out.vector_slot.resize(static_cast<size_t>(num_vectors));
-  std::vector<int32_t> order;
-  for (int64_t br = 0; br < brows; ++br) {
-    const int32_t b = block_row_ptr[br], e = block_row_ptr[br + 1];
-    order.resize(static_cast<size_t>(e - b));
-    std::iota(order.begin(), order.end(), b);
-    if (!std::is_sorted(block_col + b, block_col + e))
-      std::stable_sort(order.begin(), order.end(),
-                       [&](int32_t x, int32_t y) { return block_col[x] < block_col[y]; });
-    for (int32_t i = 0; i < e - b; ++i) {
-      const int32_t src = order[static_cast<size_t>(i)];
-      out.block_col[static_cast<size_t>(b + i)] = block_col[src];
-      out.vector_slot[static_cast<size_t>(b + i)] = src;
-      if (i > 0 && out.duplicate_block_row < 0 &&
-          out.block_col[static_cast<size_t>(b + i)] == out.block_col[static_cast<size_t>(b + i - 1)]) {
-        out.duplicate_block_row = br;
-        out.duplicate_col = block_col[src];
-        out.duplicate_index = src;
+  // Block rows in parallel; the first repeated column reported is the lowest block row's, as a
+  // serial pass would find it.
+  std::mutex duplicate_mutex;
+  parallel::for_chunks(brows, 256, [&](int64_t br0, int64_t br1) {
+    std::vector<int32_t> order;
+    for (int64_t br = br0; br < br1; ++br) {
+      const int32_t b = block_row_ptr[br], e = block_row_ptr[br + 1];
+      order.resize(static_cast<size_t>(e - b));
+      std::iota(order.begin(), order.end(), b);
+      if (!std::is_sorted(block_col + b, block_col + e))
+        std::stable_sort(order.begin(), order.end(),
+                         [&](int32_t x, int32_t y) { return block_col[x] < block_col[y]; });
+      bool repeated = false;
+      for (int32_t i = 0; i < e - b; ++i) {
+        const int32_t src = order[static_cast<size_t>(i)];
+        out.block_col[static_cast<size_t>(b + i)] = block_col[src];
+        out.vector_slot[static_cast<size_t>(b + i)] = src;
+        if (i > 0 && !repeated &&
+            out.block_col[static_cast<size_t>(b + i)] == out.block_col[static_cast<size_t>(b + i - 1)]) {
+          repeated = true;
+          const std::lock_guard<std::mutex> lock(duplicate_mutex);
+          if (out.duplicate_block_row < 0 || br < out.duplicate_block_row) {
+            out.duplicate_block_row = br;
+            out.duplicate_col = block_col[src];
+            out.duplicate_index = src;
+          }
+        }
       }
     }
-  }
+  });
   return out;
 }
 

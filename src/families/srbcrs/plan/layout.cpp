@@ -3,6 +3,7 @@
 #include "runtime/dtype.hpp"
 #include "runtime/error.hpp"
 #include "formats/structure_checks.hpp"
+#include "runtime/parallel.hpp"
 
 namespace spx::plan {
 namespace {
@@ -73,6 +74,10 @@ void validate_srbcrs_config(const SrbcrsConfig& cfg) {
                 "SR-BCRS stride %lld is not a multiple of 8 in [8, 256]", ll(cfg.stride));
 }
 
+int64_t SrbcrsLayout::value_bytes() const {
+  return static_cast<int64_t>(dtype::storage_bytes(type, elements()));
+}
+
 int64_t SrbcrsLayout::metadata_bytes() const {
   return static_cast<int64_t>((row_ptr.size() + col.size()) * sizeof(int32_t));
 }
@@ -119,24 +124,35 @@ SrbcrsLayout srbcrs_build_structure(const BcrsView& a, const SrbcrsConfig& cfg) 
   l.slots = slots;
   l.padding_slots = slots - nv;
 
+  // Slot offsets per vector row (serial prefix), then the rows in parallel: each writes its own
+  // slots only.
   l.row_ptr.resize(static_cast<size_t>(2 * vrows + 1));
-  l.col.assign(static_cast<size_t>(slots), kSrbcrsPadCol);
-  l.vec_map.assign(static_cast<size_t>(slots), -1);
   int64_t start = 0;
   for (int64_t i = 0; i < vrows; ++i) {
-    const int64_t first = a.block_row_ptr[i];
-    const int64_t count = int64_t{a.block_row_ptr[i + 1]} - first;
+    const int64_t count = int64_t{a.block_row_ptr[i + 1]} - a.block_row_ptr[i];
     l.row_ptr[2 * i] = static_cast<int32_t>(start);
     l.row_ptr[2 * i + 1] = static_cast<int32_t>(start + count / s * s);
-    for (int64_t j = 0; j < count; ++j) {
-      const int64_t slot = start + j;
-      l.vec_map[slot] = static_cast<int32_t>(first + j);
-      l.col[srbcrs_load_position(l, slot)] = a.block_col[first + j];
-    }
     start += (count + s - 1) / s * s;
   }
   l.row_ptr[2 * vrows] = static_cast<int32_t>(start);
-  l.values.assign(dtype::storage_bytes(l.type, l.elements()), 0);
+  // Not pre-filled: every row writes all of its slots, padding included (a row's slots are whole
+  // strides, multiples of 8, so the 4-bit shuffle stays inside them).
+  l.col.resize(static_cast<size_t>(slots));
+  l.vec_map.resize(static_cast<size_t>(slots));
+  parallel::for_chunks(vrows, 64, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      const int64_t first = a.block_row_ptr[i];
+      const int64_t count = int64_t{a.block_row_ptr[i + 1]} - first;
+      const int64_t row_start = l.row_ptr[2 * i], row_end = l.row_ptr[2 * i + 2];
+      for (int64_t j = 0; j < row_end - row_start; ++j) {
+        const int64_t slot = row_start + j;
+        const bool real = j < count;
+        l.vec_map[slot] = real ? static_cast<int32_t>(first + j) : -1;
+        l.col[srbcrs_load_position(l, slot)] = real ? a.block_col[first + j] : kSrbcrsPadCol;
+      }
+    }
+  });
+  if (cfg.host_values) l.values.assign(dtype::storage_bytes(l.type, l.elements()), 0);
   return l;
 }
 

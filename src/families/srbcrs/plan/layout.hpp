@@ -67,6 +67,8 @@
 #include "formats/host_formats.hpp"
 #include "spx/spx_types.h"
 
+#include "runtime/host_vector.hpp"
+
 namespace spx::plan {
 
 /// Column index of padding slots. The kernel may clamp it to row 0 (the A values of the slot are
@@ -85,6 +87,9 @@ inline constexpr int64_t kSrbcrsNativeInt4Stride = 64;
 struct SrbcrsConfig {
   int64_t stride = 32;            ///< S: slots per stride = mma reduction size k (multiple of 8)
   spxDataType_t type = SPX_R_8I;  ///< value type: 8I, 8U, 4I, 4U or 16I (4-bit: shuffled cols)
+  /// Whether srbcrs_build_structure sizes the host `values` (zeros): the plan packs its values on
+  /// the device and needs none.
+  bool host_values = true;
 };
 
 /// The stride the sm_<sm> kernels use for `type` (see the file comment).
@@ -104,8 +109,8 @@ struct SrbcrsLayout {
   int64_t slots = 0;             ///< row_ptr[2R]: real + padding slots, a multiple of stride
   int64_t padding_slots = 0;     ///< slots - num_vectors
   std::vector<int32_t> row_ptr;  ///< 2R + 1 (device)
-  std::vector<int32_t> col;      ///< slots, load order, kSrbcrsPadCol for padding (device)
-  std::vector<int32_t> vec_map;  ///< slots, natural order: user vector index or -1 (host only)
+  HostVector<int32_t> col;       ///< slots, load order, kSrbcrsPadCol for padding (device)
+  HostVector<int32_t> vec_map;   ///< slots, natural order: user vector index or -1 (host only)
   std::vector<uint8_t> values;   ///< storage_bytes(type, slots * V), stride-major (device)
 
   int64_t elements() const { return slots * vec_len; }
@@ -113,7 +118,7 @@ struct SrbcrsLayout {
   /// Device bytes of the index arrays (row_ptr + col).
   int64_t metadata_bytes() const;
   /// Device bytes of the values.
-  int64_t value_bytes() const { return static_cast<int64_t>(values.size()); }
+  int64_t value_bytes() const;
 };
 
 /// Element index of row v of the vector in `slot` (see "values" in the file comment).

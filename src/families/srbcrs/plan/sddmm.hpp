@@ -120,8 +120,8 @@ struct SrbcrsSddmmPlan {
   int64_t num_vectors = 0;
   int64_t slots = 0;               ///< tasks * 32
   std::vector<int32_t> task_row;   ///< tasks: the vector-row of each task (device)
-  std::vector<int32_t> col;        ///< slots: C's column (= B's column) of each slot, -1 padding (device)
-  std::vector<int32_t> vec_map;    ///< slots: C's vector index of each slot, -1 padding (device, Format layout)
+  HostVector<int32_t> col;         ///< slots: C's column (= B's column) of each slot, -1 padding (device)
+  HostVector<int32_t> vec_map;     ///< slots: C's vector index of each slot, -1 padding (device, Format layout)
   int64_t tasks() const { return static_cast<int64_t>(task_row.size()); }
   int64_t padded_elements() const { return slots * vec_len; }
 };
