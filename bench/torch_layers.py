@@ -167,9 +167,16 @@ def import_spx_torch():
     return spx, spx_torch
 
 
+#: --dense-route: from_dense's dense_route for every layer (None: the layer's default).
+DENSE_ROUTE = None
+
+
 def build_sparse(spx_torch, linear, spec: KindSpec):
     """SparseLinear.from_dense(linear, kind=..., **kw): keeps the linear's dtype and device."""
-    return spx_torch.SparseLinear.from_dense(linear, kind=spec.kind, **spec.from_dense_kwargs())
+    kw = spec.from_dense_kwargs()
+    if DENSE_ROUTE is not None:
+        kw["dense_route"] = DENSE_ROUTE
+    return spx_torch.SparseLinear.from_dense(linear, kind=spec.kind, **kw)
 
 
 def layer_info(layer, n: int | None = None) -> dict:
@@ -829,6 +836,8 @@ def parse_args(argv=None):
     p.add_argument("--max-copies", type=int, default=256, help="cold-L2 copies at most")
     p.add_argument("--tol-c", type=float, default=2.0, help="c of the error bound (2)")
     p.add_argument("--seed", type=int, default=1234)
+    p.add_argument("--dense-route", choices=("auto", "every_n", "never"),
+                   help="SparseLinear's dense_route (default: the layer's own default)")
     p.add_argument("--csv", help="write the CSV here (default: stdout after the table)")
     p.add_argument("--list", action="store_true", help="print the points and exit (no GPU)")
     a = p.parse_args(argv)
@@ -841,6 +850,8 @@ def parse_args(argv=None):
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    global DENSE_ROUTE
+    DENSE_ROUTE = args.dense_route
     if args.list:
         for shape in args.shapes:
             for spec in args.kinds:
