@@ -122,7 +122,7 @@ def test_buffers_state_dict_and_no_plan_on_cpu():
     state = layer.state_dict()
     assert state["_extra_state"] == {"kind": "csr", "format": "csr", "params": {},
                                      "shape": (16, 12), "dtype": "float32",
-                                     "dense_route": "auto"}
+                                     "dense_route": "every_n"}
     with pytest.raises(spx.InvalidValueError, match="CUDA device only"):
         layer(torch.rand(3, 12))
     with pytest.raises(RuntimeError, match="inference"):

@@ -74,9 +74,9 @@ class SparseLinear(nn.Module):
     Output: (..., out_features) in the layer's dtype. int8 layers quantize each input per tensor
     (max |x| / 127) and dequantize with a device-side alpha."""
 
-    #: "auto", "every_n" or "never" (from_dense's dense_route); a class default, so layers made
+    #: "every_n", "auto" or "never" (from_dense's dense_route); a class default, so layers made
     #: without __init__ (from_dense, copies, loads) have it too.
-    dense_route = "auto"
+    dense_route = "every_n"
     #: The serialized plan of the last load_state_dict (bytes), kept so that a layer loaded on
     #: the CPU and moved to a CUDA device loads it there instead of analyzing; dropped by a
     #: dtype change.
@@ -84,7 +84,7 @@ class SparseLinear(nn.Module):
 
     def __init__(self, weight: SparseMatrix, bias: torch.Tensor | None = None,
                  kind: str | None = None, *, weight_scale: torch.Tensor | None = None,
-                 dtype: torch.dtype | None = None, dense_route: str = "auto"):
+                 dtype: torch.dtype | None = None, dense_route: str = "every_n"):
         super().__init__()
         self.dense_route = _dense_route(dense_route)
         if not isinstance(weight, SparseMatrix):
@@ -106,7 +106,7 @@ class SparseLinear(nn.Module):
     @classmethod
     def from_dense(cls, linear: nn.Linear, kind: str = "nm", *, sparsity: float = 0.5,
                    n: int = 2, m: int = 4, l: int = 32, vec_len: int = 8, dtype=None,
-                   handle=None, dense_route: str = "auto") -> "SparseLinear":
+                   handle=None, dense_route: str = "every_n") -> "SparseLinear":
         """A sparse copy of a CUDA ``nn.Linear``, in its dtype (fp32, fp16, bf16; `dtype`
         overrides) and on its device. Kinds: "uniform" (a fraction `sparsity` of every row
         removed; ELL), "vector" (per block row of `vec_len` rows, the same number of
@@ -114,11 +114,12 @@ class SparseLinear(nn.Module):
         l rows), "int8" (the vectors of "vector", quantized per tensor), "csr" (the zeros the
         weight has), "auto" (the format the weight's zeros already have, see
         spx.torch._kinds.auto). `handle`: the libspx handle the device pruners run with.
-        `dense_route`: "auto" (one copy of the weight: batch sizes where dense cuBLAS would be
-        faster than the sparse kernel stay sparse unless the plan's analyzed batch size took
-        the dense route), "every_n" (every batch size runs the faster of the two, the plan
-        keeps a dense copy of the weight besides the sparse one where some batch size needs
-        it: layer.info.bytes says what is held) or "never"."""
+        `dense_route`: "every_n" (the default: every batch size runs the faster of the sparse
+        kernel and dense cuBLAS, so the layer is never much slower than nn.Linear; the plan keeps
+        a dense copy of the weight beside the sparse one when some batch size needs it, which
+        layer.info_for(n).plan.dense_bytes reports), "auto" (one sparse copy only: batch sizes
+        where dense would be faster stay sparse unless the plan's analyzed batch size took the
+        dense route; the choice when memory matters more than prefill speed) or "never"."""
         w = linear.weight.detach()
         if not w.is_cuda:
             raise InvalidValueError("move the layer to the GPU first (linear.cuda())")

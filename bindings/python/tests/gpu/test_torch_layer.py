@@ -144,12 +144,14 @@ def test_auto_reads_the_existing_pattern(dtype):
         SparseLinear.from_dense(lin, "auto")  # dense: nothing to read
 
 
-def test_dense_route_every_n_keeps_a_dense_copy_only_when_asked():
-    """At 50 % and 2048 tokens dense cuBLAS beats the ELL kernel: "every_n" routes those batch
-    sizes to it (and holds a dense copy of the weight), "auto" keeps the one sparse copy."""
+def test_dense_route_every_n_keeps_a_dense_copy_auto_does_not():
+    """At 50 % and 2048 tokens dense cuBLAS beats the ELL kernel: "every_n" (the default)
+    routes those batch sizes to it (and holds a dense copy of the weight), "auto" keeps the one
+    sparse copy."""
     lin = linear(torch.float16, k=1024, m=1024)
-    auto = SparseLinear.from_dense(lin, "uniform", sparsity=0.5)
-    every = SparseLinear.from_dense(lin, "uniform", sparsity=0.5, dense_route="every_n")
+    auto = SparseLinear.from_dense(lin, "uniform", sparsity=0.5, dense_route="auto")
+    every = SparseLinear.from_dense(lin, "uniform", sparsity=0.5)
+    assert every.dense_route == "every_n"
     assert auto.info_for(2048).plan.dense_bytes == 0
     assert auto.info_for(1).bytes_held == auto.info_for(2048).bytes_held
     assert every.info_for(2048).route == 1
