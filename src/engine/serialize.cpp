@@ -155,6 +155,8 @@ std::unique_ptr<spxPlan> deserialize(const spxContext& h, const void* bytes, siz
   dispatch::Switches switches;
   for (const auto& [name, value] : r.switches) switches.set(name, value);
   const dispatch::SpmmProblem p{h, A, B, C, r.header.compute_type, options, switches};
+  // The record's arrays are views into `bytes`: pinned, they upload at the link's speed.
+  const device::PinnedRange pinned(bytes, size, h.stream);
 
   auto plan = std::make_unique<spxPlan>();
   plan->op = Operation::SpMM;

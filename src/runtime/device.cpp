@@ -170,4 +170,30 @@ Buffer upload(const serial::Array& a, cudaStream_t stream) {
   return buf;
 }
 
+namespace {
+std::mutex pin_mutex;
+}  // namespace
+
+PinnedRange::PinnedRange(const void* p, size_t bytes, cudaStream_t stream) : stream_(stream) {
+  if (p == nullptr || bytes < kMinBytes) return;
+  lock_ = std::unique_lock<std::mutex>(pin_mutex);
+  cudaPointerAttributes attr{};
+  if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
+    cudaGetLastError();
+    return;
+  }
+  if (attr.type != cudaMemoryTypeUnregistered) return;  // pinned already, or not host memory
+  void* q = const_cast<void*>(p);
+  if (cudaHostRegister(q, bytes, cudaHostRegisterReadOnly) == cudaSuccess)
+    registered_ = q;
+  else
+    cudaGetLastError();  // e.g. no read-only registration here: the copies stage instead
+}
+
+PinnedRange::~PinnedRange() {
+  if (registered_ == nullptr) return;
+  cudaStreamSynchronize(stream_);
+  if (cudaHostUnregister(registered_) != cudaSuccess) cudaGetLastError();
+}
+
 }  // namespace spx::device

@@ -159,4 +159,25 @@ class DeviceGuard {
   bool switched_ = false;
 };
 
+/// Page-locks a host range (read-only) for the guard's lifetime, so that copies from it go
+/// straight to the DMA engine instead of through the driver's pageable staging: on an H200, 72 MB
+/// upload in 9 ms pageable, and in 1.4 ms pinned after a 3-4 ms registration. Ranges under
+/// kMinBytes, memory CUDA already knows (pinned, managed, device) and ranges the driver will not
+/// register are left as they are (the copies then stage as before). One guard at a time in the
+/// process: a second one would see the first's pages as pinned and could outlive them. The
+/// destructor waits for `stream` before unpinning (an exception may leave copies queued).
+class PinnedRange {
+ public:
+  static constexpr size_t kMinBytes = size_t{8} << 20;
+  PinnedRange(const void* p, size_t bytes, cudaStream_t stream);
+  ~PinnedRange();
+  PinnedRange(const PinnedRange&) = delete;
+  PinnedRange& operator=(const PinnedRange&) = delete;
+
+ private:
+  std::unique_lock<std::mutex> lock_;
+  cudaStream_t stream_ = nullptr;
+  void* registered_ = nullptr;
+};
+
 }  // namespace spx::device
