@@ -140,12 +140,14 @@ if [ -d "$art/python" ] && [[ python-bindings =~ $only ]]; then
 fi
 fi
 if [ $sanitize = 1 ]; then
-  # Each (tool, binary) pair in the background, at most $jobs at once.
+  # Each (tool, binary) pair in the background, at most $jobs at once; tool by tool in the order
+  # of --tools, so that a call stopped at its limit has every binary under the first tools.
   pairs=()
-  for t in "$art"/bin/gpu/test_*; do
-    name=$(basename "$t")
-    [[ $name =~ $only ]] || continue
-    for tool in $tools; do pairs+=("$tool-$name"); done
+  for tool in $tools; do
+    for t in "$art"/bin/gpu/test_*; do
+      name=$(basename "$t")
+      [[ $name =~ $only ]] && pairs+=("$tool-$name")
+    done
   done
   limit=()
   [ "$sanitize_timeout" != 0 ] && limit=(timeout "$sanitize_timeout")
