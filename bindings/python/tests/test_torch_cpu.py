@@ -154,6 +154,59 @@ def test_load_state_dict_of_another_structure_and_format():
         cpu_layer().load_state_dict({k: v for k, v in a.state_dict().items() if k != "values"})
 
 
+class _RecordedNative:
+    """A native part that records how it was made ("analyzed", or "loaded" from a saved plan)
+    and its value updates."""
+
+    made: list = []
+
+    def __init__(self, *args, saved_plan=None):
+        self.how = "analyzed" if saved_plan is None else "loaded"
+        self.saved_plan, self.updates = saved_plan, 0
+        _RecordedNative.made.append(self.how)
+
+    def update_values(self):
+        self.updates += 1
+
+    def save(self):
+        return b"plan of %d" % id(self)
+
+    def close(self):
+        pass
+
+
+def test_load_state_dict_updates_values_or_loads_the_saved_plan(monkeypatch):
+    """Layers that take themselves for CUDA ones (arrays of equal lengths throughout: nothing is
+    allocated there): a state dict of the same structure updates the layer's own plan (nothing
+    analyzed or loaded, so its info stays its own, analyze time included); one of another
+    structure loads the saved plan instead of analyzing, then takes the values."""
+    monkeypatch.setattr(_native, "NativeLinear", _RecordedNative)
+    monkeypatch.setattr(_RecordedNative, "made", [])
+    monkeypatch.setattr(SparseLinear, "device", property(lambda self: torch.device("cuda", 0)))
+
+    def layer_of(w):
+        layer = SparseLinear.__new__(SparseLinear)
+        nn.Module.__init__(layer)
+        layer._setup(_kinds.csr_from_zeros(w), None, torch.float32, tuple(w.shape))
+        return layer
+
+    w = masked((16, 12), seed=4)
+    saved, same, moved = layer_of(w), layer_of(w * 2), layer_of(w.roll(1, dims=1))
+    assert not torch.equal(moved.col_ind, saved.col_ind)  # the same row lengths, other columns
+    assert _RecordedNative.made == ["analyzed"] * 3
+    state = saved.state_dict()
+    assert state["_extra_state"]["plan"].numpy().tobytes() == saved._native().save()
+    native = same._native()
+    same.load_state_dict(state)
+    assert same._native() is native and native.updates == 1
+    assert torch.equal(same.values, saved.values)
+    moved.load_state_dict(state)
+    assert _RecordedNative.made == ["analyzed"] * 3 + ["loaded"]
+    loaded = moved._native()
+    assert loaded.saved_plan == saved._native().save() and loaded.updates == 1
+    assert torch.equal(moved.col_ind, saved.col_ind)
+
+
 def test_deepcopy_and_pickle_never_copy_the_native_part():
     a = cpu_layer()
     assert "_native" not in a.__dict__ and a.__getstate__()["_key"] is None

@@ -1,7 +1,8 @@
 """Plan.save / Plan.load and SparseLinear's saved plan on a GPU: a loaded plan computes the same
-C bit for bit and reports the same info; a layer loads the plan of its state dict instead of
-analyzing (its analyze time is the saved one), on the CPU first and then moved, or into a
-layer of another structure; bad bytes raise the documented errors."""
+C bit for bit and reports the same info; a layer of another structure loads the plan of its
+state dict instead of analyzing (its analyze time is the saved one), also on the CPU first and
+then moved, and a layer of the same structure keeps its own plan and takes the values; bad
+bytes raise the documented errors."""
 import warnings
 
 import pytest
@@ -18,7 +19,8 @@ pytestmark = [
 from torch import nn  # noqa: E402
 
 import spx  # noqa: E402
-from spx.torch import SparseLinear  # noqa: E402
+from spx.plan import SpMMPlan  # noqa: E402
+from spx.torch import SparseLinear, _native  # noqa: E402
 
 DEV = "cuda"
 
@@ -70,16 +72,42 @@ def test_bad_bytes():
 
 
 def layers(kind, dtype):
+    """Two layers of other structures. "csr" reads the zeros a weight has and ignores sparsity
+    (a fresh Linear has none: both would be the same all-columns structure), so its weights get
+    zeros of that sparsity here."""
     torch.manual_seed(5)
     lin = nn.Linear(256, 192).to(DEV)
     other = nn.Linear(256, 192).to(DEV)
+    if kind == "csr":
+        with torch.no_grad():
+            for linear, sparsity in ((lin, 0.8), (other, 0.5)):
+                linear.weight[torch.rand_like(linear.weight) < sparsity] = 0
     return (SparseLinear.from_dense(lin, kind, sparsity=0.8, dtype=dtype),
             SparseLinear.from_dense(other, kind, sparsity=0.5, dtype=dtype))
 
 
+@pytest.fixture
+def plans_made(monkeypatch):
+    """How the layers' plans are made from here on, in order: "analyzed" or "loaded"."""
+    made = []
+
+    class Counted:
+        def __new__(cls, *args, **kwargs):
+            made.append("analyzed")
+            return SpMMPlan(*args, **kwargs)
+
+        @staticmethod
+        def load(*args, **kwargs):
+            made.append("loaded")
+            return SpMMPlan.load(*args, **kwargs)
+
+    monkeypatch.setattr(_native, "SpMMPlan", Counted)
+    return made
+
+
 @pytest.mark.parametrize("kind,dtype", [("uniform", torch.float16), ("csr", torch.float32),
                                         ("nm", torch.float32), ("vector", torch.float16)])
-def test_state_dict_loads_the_saved_plan(kind, dtype):
+def test_state_dict_loads_the_saved_plan(kind, dtype, plans_made):
     layer, other = layers(kind, dtype)
     x = torch.randn(5, 256, device=DEV).to(dtype)
     with torch.no_grad():
@@ -87,18 +115,42 @@ def test_state_dict_loads_the_saved_plan(kind, dtype):
     sd = layer.state_dict()
     assert sd["_extra_state"]["plan"].dtype == torch.uint8
     saved_ms = layer.info_for(5).plan.analyze_ms
-    # Into a layer of another structure: the plan is loaded, not analyzed again.
+    # Into a layer of another structure: the plan is loaded, not analyzed again, and reports
+    # the saved plan's analyze time.
+    plans_made.clear()
     other.load_state_dict(sd)
+    assert plans_made == ["loaded"]
     assert other.info_for(5).plan.analyze_ms == saved_ms
     with torch.no_grad():
         assert torch.equal(other(x), y)
     # Into a layer on the CPU, then moved: the saved plan is loaded on that device.
     cpu = layers(kind, dtype)[1].cpu()
+    plans_made.clear()
     cpu.load_state_dict(sd)
     moved = cpu.to(DEV)
+    assert plans_made == ["loaded"]
     assert moved.info_for(5).plan.analyze_ms == saved_ms
     with torch.no_grad():
         assert torch.equal(moved(x), y)
+
+
+def test_state_dict_of_the_same_structure_updates_the_values(plans_made):
+    """Into a layer of the same structure (kind "csr" of fresh Linears: no zeros, every column
+    of every row), other values: the layer keeps its plan and takes the values
+    (spxPlanUpdateValues); nothing is analyzed or loaded, so its plan reports its own analyze
+    time, not the saved one."""
+    torch.manual_seed(5)
+    layer, other = (SparseLinear.from_dense(nn.Linear(256, 192).to(DEV), "csr") for _ in range(2))
+    assert layer.values.numel() == 192 * 256 and torch.equal(layer.col_ind, other.col_ind)
+    x = torch.randn(5, 256, device=DEV)
+    with torch.no_grad():
+        y = layer(x)
+    native = other._native()
+    plans_made.clear()
+    other.load_state_dict(layer.state_dict())
+    assert plans_made == [] and other._native() is native
+    with torch.no_grad():
+        torch.testing.assert_close(other(x), y)
 
 
 @pytest.mark.skipif(torch.cuda.device_count() < 2, reason="one CUDA device")
