@@ -44,14 +44,19 @@ struct Estimates {
   double sparse_us = 0, dense_us = 0;
 };
 
-Estimates estimate(const dispatch::SpmmProblem& p, double predicted_speedup) {
+/// The sparse side: the family's own model in us where it has one for this device
+/// (SpmmKernelPlan::estimate_us), else the dense reference scaled by its predicted_speedup.
+Estimates estimate(const dispatch::SpmmProblem& p, const dispatch::SpmmKernelPlan& sparse,
+                   double predicted_speedup) {
   const plan::DeviceRates rates = device_rates(p.h);
   const bool tf32 = p.options.allow_tf32 == 1;
   Estimates e;
   e.dense_us = plan::gemm_us(dispatch::dense_gemm_size(p, tf32), rates);
   const double reference = plan::gemm_us(dispatch::dense_gemm_size(p, false), rates);
-  e.sparse_us = sparse_estimate_us(predicted_speedup, density_of(p.A), reference,
-                                   plan::dense_peaks::kFixedUs);
+  const double own = sparse.estimate_us();
+  e.sparse_us = own > 0 ? own
+                        : sparse_estimate_us(predicted_speedup, density_of(p.A), reference,
+                                             plan::dense_peaks::kFixedUs);
   return e;
 }
 
@@ -141,7 +146,7 @@ void route_spmm(const dispatch::SpmmProblem& p, spxSpMMAlg_t alg, PlanSources& s
   in.dense_possible = why.empty();
   in.empty = p.C.rows == 0 || p.C.cols == 0;
   if (in.dense_possible) {
-    const Estimates est = estimate(p, e.info.predicted_speedup);
+    const Estimates est = estimate(p, *e.spmm, e.info.predicted_speedup);
     in.sparse_us = e.info.sparse_estimate_us = est.sparse_us;
     in.dense_us = e.info.dense_estimate_us = est.dense_us;
   }

@@ -1,7 +1,8 @@
 // The route decision, in one place: for one n, after the sparse family is chosen and built
 // (registry) or derived for that n from the plan's sparse source, the plan estimates the sparse
-// and the dense time of the same problem (families/dense/plan/roofline for cuBLAS, the family's
-// predicted_speedup or the conservative rule of route_rule.hpp for the sparse side; measured
+// and the dense time of the same problem (families/dense/plan/roofline for cuBLAS; for the sparse
+// side the family's own estimate in us where it has one (ELL on sm_90), else its
+// predicted_speedup or the conservative rule of route_rule.hpp; measured
 // with SPX_PLAN_OPTION_AUTOTUNE at the analyzed n) and, per SPX_PLAN_OPTION_DENSE_ROUTE and the
 // algorithm, runs the sparse family or the dense family (families/dense).
 #pragma once

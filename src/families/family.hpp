@@ -74,6 +74,10 @@ class SpmmKernelPlan {
   virtual std::string describe(int /*candidate*/) const { return {}; }
   /// Device workspace bytes run() needs (the largest over the candidates).
   virtual size_t workspace_bytes() const { return 0; }
+  /// The family's own model of one execute of the selected candidate on this device, in us, for
+  /// the dense route (engine/route.cpp); 0: none, the route then scales its model of dense
+  /// cuBLAS by spxPlanInfo_t::predicted_speedup.
+  virtual double estimate_us() const { return 0; }
 
   /// The plan of the same A for another number of columns: `p` is the analyzed problem with B
   /// and C of n columns. Shares this plan's device copy of A (no upload, no re-pack) and makes

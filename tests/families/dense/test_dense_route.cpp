@@ -16,6 +16,8 @@
 #include "families/dense/plan/gemm.hpp"
 #include "families/dense/plan/peaks.hpp"
 #include "families/dense/plan/roofline.hpp"
+#include "families/ell/plan/choice.hpp"
+#include "families/ell/plan/predict.hpp"
 
 namespace dp = spx::plan;
 using spx::engine::decide_route;
@@ -46,7 +48,35 @@ dp::GemmSize gemm(int64_t m, int64_t k, int64_t n, dp::GemmMath math, int in = 2
   return g;
 }
 
+/// H200: H100's SMs and clock, 3.2 GHz x 6144-bit HBM3e (~4.9 TB/s).
+dp::DeviceRates h200() {
+  dp::DeviceRates d = h100();
+  d.bandwidth_gbs = 2 * 3.2 * 768;
+  return d;
+}
+
 constexpr double kFixed = dp::dense_peaks::kFixedUs;
+
+/// What engine/route.cpp estimates for an ELL plan on sm_90 (EllSpmm::estimate_us): the family's
+/// model of the rule's configuration, fp16 A of uniform rows k / 5 wide (80 %), 16-bit indices.
+double ell_f16_us(int64_t m, int64_t k, int64_t n, bool b_row_major) {
+  dp::EllInputs s;
+  s.m = m;
+  s.k = k;
+  s.n = n;
+  s.width = k / 5;
+  s.value_bytes = 2;
+  s.b_row_major = b_row_major;
+  s.smem_optin = 232448;
+  s.code_arch = 90;
+  s.nnz = m * s.width;
+  s.a_type = s.c_type = SPX_R_16F;
+  dp::EllWork w;
+  w.nnz = s.nnz;
+  w.slots = m * ((s.width + 7) / 8 * 8);
+  w.out_bytes = 2;
+  return dp::predict_sparse_us(s, dp::choose_config(s), w);
+}
 
 /// What engine/route.cpp computes for AUTO under DEFAULT.
 struct Auto {
@@ -151,6 +181,37 @@ TEST_CASE("route: AUTO on representative shapes and densities", "[dense][route]"
     const dp::GemmSize tf32 = gemm(4096, 4096, 4096, dp::GemmMath::Tf32, 4, 4);
     CHECK(auto_route(fp32, fp32, 1.93, 0.5).route == Route::Sparse);
     CHECK(auto_route(tf32, fp32, 1.93, 0.5).route == Route::Dense);
+  }
+}
+
+TEST_CASE("route: ELL fp16 80 % on H200, AUTO where the dense copy may be made", "[dense][route]") {
+  // The shapes of a 7B model's projections at decode, B column-major as PyTorch passes it. The
+  // decision of engine/route.cpp for an n where a dense copy is allowed (the analyzed n, or any
+  // n under SPX_DENSE_ROUTE_AUTO_EVERY_N): ELL's own estimate against cuBLAS's roofline, with
+  // the margin of route_rule.hpp. Measured on an H200 (kernel us, ELL against HGEMM): 11008 x
+  // 4096 x 1 / 8 / 16: 10.5 / 17.9 / 28.4 against 25.5 / ~25 / 26.2; 4096 x 11008: 11.0 / ~17 /
+  // 26.2 against 28.7 / ~29 / 29.2; 4096^2 x 256: 160 against 15.2.
+  const dp::DeviceRates d = h200();
+  auto route = [&](int64_t m, int64_t k, int64_t n) {
+    RouteInputs in;
+    in.dense_possible = true;
+    in.dense_us = dp::gemm_us(gemm(m, k, n, dp::GemmMath::Half), d);
+    in.sparse_us = ell_f16_us(m, k, n, false);
+    INFO(m << " x " << k << " x " << n << ": ELL " << in.sparse_us << " us, dense "
+           << in.dense_us << " us");
+    return decide_route(in);
+  };
+  for (const auto [m, k] : {std::array<int64_t, 2>{4096, 11008}, {11008, 4096}})
+    for (int64_t n : {1, 8}) {
+      INFO(m << " x " << k << " x " << n);
+      CHECK(route(m, k, n) == Route::Sparse);
+    }
+  CHECK(route(11008, 4096, 16) == Route::Dense);
+  CHECK(route(4096, 11008, 16) == Route::Sparse);  // ELL 26.2 against HGEMM 29.2 measured
+  CHECK(route(4096, 4096, 16) == Route::Sparse);   // a tie (10.4 against 10.1): keep the plan
+  for (const auto [m, k] : {std::array<int64_t, 2>{4096, 4096}, {4096, 11008}, {11008, 4096}}) {
+    INFO(m << " x " << k << " x 256");
+    CHECK(route(m, k, 256) == Route::Dense);
   }
 }
 

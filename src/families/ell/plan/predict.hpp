@@ -2,11 +2,15 @@
 // chosen kernel and of dense cuBLAS (HGEMM for fp16, SGEMM without TF32 for fp32) on the
 // densified matrix, each a fixed cost plus the larger of a bytes term and a work term, with the
 // constants fitted to the H100 paper-grid run (docs/benchmarks.md, ELL section: the predicted
-// speedup within x1.22 of the measured one on average over its 88 cases, x1.8 at worst). An estimate to tell a user whether the sparse plan pays off, not a
-// measurement: spx-bench measures. Plain C++ (the plan and the CPU tests include it).
+// speedup within x1.22 of the measured one on average over its 88 cases, x1.8 at worst); the
+// fp16 decode kernel (slot_staged_f16_us) adds its terms instead, fitted to H200 decode shapes.
+// An estimate to tell a user whether the sparse plan pays off, and the dense route's estimate
+// of the sparse side (engine/route.cpp), not a measurement: spx-bench measures. Plain C++ (the
+// plan and the CPU tests include it).
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "families/ell/plan/choice.hpp"
@@ -21,6 +25,39 @@ struct EllWork {
   int out_bytes = 2;      ///< bytes of one C element
 };
 
+/// The fp16 decode kernel (staged SlotSplit, n <= 16), us: a fixed 2.5 us, plus A's bytes at
+/// ~5.5 TB/s (from L2 while A is <= 40 MB across calls, ~2.5 TB/s beyond) read once whatever
+/// the chunks, plus B's chunk copied into every SM by the threads at ~6 TB/s (the TMA unit's
+/// bulk copy overlaps: not counted), plus the row loop's multiply-adds (nnz x n) at ~13 TMAC/s
+/// divided by the fill of the persistent grid: rows x chunks over passes x the rows one pass
+/// holds (SMs x threads / (lanes x parts)); a pass part empty keeps its SMs' issue slots idle.
+/// Time so grows about linearly in n, t(n) ~ t(1) (1 + c (n - 1)), c ~0.05 at 4096^2 and ~0.1
+/// at 11008 x 4096 (fill 0.65: 11008 rows of 8 lanes against 132 x 1024 / 8 per pass).
+/// Fitted (max error 10 %) to H200 fp16 80 % (width k / 5), kernel time in us, column-major B
+/// (threads copy) unless "row": 4096^2 x 1 / 8 / 16: 5.3 / 8.8 / 10.4-11.8 (model 5.4 / 8.5 /
+/// 12.1), row x 8 / 16: 7.6 / 9.4 (7.1 / 9.2); 11008 x 4096 x 1 / 8 / 16: 10.5 / 17.9 /
+/// 28.4-29.3 (10.3 / 19.1 / 29.0), row x 8 / 16: 16.2 / 27.1 (17.6 / 26.1); 4096 x 11008 x 1 /
+/// 8 / 16: 11.0 / ~17 / 25.9-26.2 (10.3 / 18.7 / 24.4), row x 16: 26.0 (24.4). The earlier model
+/// (max of A's bytes and the gathers at 10 TMAC/s, B's copy at 5 TB/s) said 20.9 us at 11008 x
+/// 4096 x 16 and 29.8 at 4096 x 11008 x 16: the order of the two reversed.
+inline double slot_staged_f16_us(const EllInputs& s, const SlotStagedConfig& c, const EllWork& w) {
+  const double a_bytes = static_cast<double>(w.slots) * (s.value_bytes + w.index_bytes) +
+                         static_cast<double>(s.m) * 4.0;
+  const double a_rate = a_bytes <= 40.0e6 ? 5.5e6 : 2.5e6;  // bytes per us
+  const double copy = c.bulk_copy ? 0.0
+                                  : static_cast<double>(s.sm_count) *
+                                        static_cast<double>(slot_stage_bytes(s.k, c.nt, s.value_bytes)) /
+                                        6.0e6;
+  const double chunks = static_cast<double>((s.n + c.nt - 1) / c.nt);
+  const double rows = static_cast<double>(s.m) * chunks;
+  const double per_pass = static_cast<double>(s.sm_count) *
+                          slot_staged_threads(c.nt, s.value_bytes, c.col_parts) /
+                          (static_cast<double>(c.lanes) * c.col_parts);
+  const double fill = rows > 0 ? rows / (std::ceil(rows / per_pass) * per_pass) : 1.0;
+  const double macs = static_cast<double>(w.nnz) * static_cast<double>(s.n);
+  return 2.5 + a_bytes / a_rate + copy + macs / (13.0e6 * fill);
+}
+
 /// Estimated microseconds of one execute of `c`.
 inline double predict_sparse_us(const EllInputs& s, const KernelConfig& c, const EllWork& w) {
   const double macs = static_cast<double>(w.nnz) * static_cast<double>(s.n);
@@ -29,16 +66,21 @@ inline double predict_sparse_us(const EllInputs& s, const KernelConfig& c, const
   const auto* staged = std::get_if<SlotStagedConfig>(&c);
   switch (kind_of(c)) {
     case KernelKind::SlotSplit: {
+      if (half && staged != nullptr) {
+        us = slot_staged_f16_us(s, *staged, w);
+        break;
+      }
       const bool stage_b = staged != nullptr;
       const int nt = staged ? staged->nt : std::get<SlotSplitConfig>(c).nt;
       const int col_parts = staged ? staged->col_parts : 1;
       const bool bulk_copy = staged && staged->bulk_copy;
-      // Decode: launch and first latencies (3 us back to back with programmatic dependent
-      // launch; 4.5 before it), B's chunk staged by every SM through L2 (~5 TB/s), then A's
-      // bytes (~5 TB/s while A fits in L2 across calls, as in the bench, ~2.5 TB/s from DRAM) or
-      // the gathers (staged: ~6.5 TMAC/s with 1024-thread blocks, ~4 fp16 and ~3 fp32 with 512;
-      // from L1: ~1.5). Refit on the 20 decode cases of a decode-tuning experiment (H100, README notes
-      // 10): within x1.14 on average, x1.43 at worst (fp32 4096^2 x 16 at 80 %); it was x1.23.
+      // fp32, and fp16 without staging. Decode: launch and first latencies (3 us back to back
+      // with programmatic dependent launch; 4.5 before it), B's chunk staged by every SM through
+      // L2 (~5 TB/s), then A's bytes (~5 TB/s while A fits in L2 across calls, as in the bench,
+      // ~2.5 TB/s from DRAM) or the gathers (staged: ~6.5 TMAC/s with 1024-thread blocks, ~3
+      // with 512; from L1: ~1.5). Refit on the 20 decode cases of a decode-tuning experiment
+      // (H100, README notes 10): within x1.14 on average, x1.43 at worst (fp32 4096^2 x 16 at
+      // 80 %); it was x1.23.
       const double a_bytes = static_cast<double>(w.slots) * (s.value_bytes + w.index_bytes) +
                              static_cast<double>(s.m) * 4.0;
       const double stage = stage_b ? static_cast<double>(s.sm_count) *
@@ -46,19 +88,12 @@ inline double predict_sparse_us(const EllInputs& s, const KernelConfig& c, const
                                      : 0.0;
       const double a_rate = a_bytes <= 40.0e6 ? 5.0e6 : 2.5e6;
       // The TMA unit's bulk copy of B (sm_90, one chunk of whole rows) moves the chunk ~3x as
-      // fast as the threads and leaves the row loop the issue slots (H100, 4096^2 at 70 - 95 %:
-      // fp16 x 16 11.8 / 9.4 / 6.9 / 5.1 us, the model 12.2 / 9.5 / 6.8 / 5.5; fp32 x 8 at 80 /
-      // 95 %: 8.8 / 5.2, ~6 TMAC/s).
+      // fast as the threads and leaves the row loop the issue slots (H100, fp32 4096^2 x 8 at
+      // 80 / 95 %: 8.8 / 5.2 us, ~6 TMAC/s).
       const double stage_rate = bulk_copy ? 15.0e6 : 5.0e6;
-      // fp16 NT 16 in one chunk (512 threads; the rule takes it where slot_wide_rows_pay):
-      // ~10 TMAC/s since its copy of B runs in batches (docs/notes/ell.md, note 12: fp16 4096^2 x 16 at 80
-      // / 90 %, 11.3 / 8.6 us; the model says 11.8 / 9.2).
       const bool wide = nt / col_parts * s.value_bytes > 16;  // 512-thread blocks
-      const bool wide16 = wide && half && nt == 16 && col_parts == 1;
       const double gather_rate = !stage_b ? 1.5e6
                                  : !wide    ? 6.5e6
-                                 : wide16   ? 10.0e6
-                                 : half     ? 4.0e6
                                  : bulk_copy ? 6.0e6
                                                : 3.0e6;
       us = 3.0 + stage / stage_rate + std::max(a_bytes / a_rate, macs / gather_rate);
