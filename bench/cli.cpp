@@ -8,7 +8,7 @@ namespace bench {
 
 void print_usage(FILE* out) {
   std::fprintf(out,
-      "usage: spx-bench nm|ell|srbcrs|sptc|all [options]\n"
+      "usage: spx-bench nm|ell|srbcrs|sptc|all|dispatch [options]\n"
       "\n"
       "Runs libspx against cuBLAS / cuSPARSE on the same matrices in one run and prints one CSV\n"
       "row per (case, baseline):\n"
@@ -66,10 +66,22 @@ void print_usage(FILE* out) {
       "                           Default: all\n"
       "  --candidates             ell: also time every configuration the plan offers (forced\n"
       "                           through SPX_ELL_FORCE_CANDIDATE, each checked), one line each\n"
+      "  --format F[,F]           dispatch only: input formats among csr, ell, bcrs, nm\n"
+      "                           (default all)\n"
       "  --list                   print the cases that would run, one CSV line each\n"
       "                           (family,op,matrix,sparsity,vec,dtype,precision) on stdout, and\n"
       "                           exit 0 without touching the GPU (--csv is not written)\n"
       "  --help                   this text\n"
+      "\n"
+      "dispatch: is SPX_SPMM_ALG_DEFAULT never slower than the alternatives? Every input format\n"
+      "  (csr, ell, bcrs with V = --vec or 8, nm at exact N:M sparsities) x dtype {f32, f16,\n"
+      "  bf16, i8} x sparsity {0.5, 0.7, 0.8, 0.9, 0.95} x MxK {4096x4096, 11008x4096,\n"
+      "  4096x11008} x N {1, 16, 256, 2048}; --quick: 4096x4096, sparsity {0.5, 0.8, 0.95}, N {1,\n"
+      "  16, 256}, f16 and f32. --dtype, --sparsity, --shape MxKxN, --n and --format narrow it.\n"
+      "  Per point: DEFAULT, every family forced (SPX_DENSE_ROUTE_NEVER; refused ones skipped),\n"
+      "  SPX_SPMM_ALG_DENSE and the cuBLAS GEMM of the dtype, each checked; one CSV row with\n"
+      "  ms = DEFAULT, baseline = the fastest alternative, speedup = baseline_ms / ms and config =\n"
+      "  what DEFAULT chose (FALLBACK-CHOSEN when the generic kernel).\n"
       "\n"
       "examples:\n"
       "  spx-bench nm --shape 4096x4096x4096 --sparsity 0.5,0.625,0.75,0.875\n"
@@ -79,6 +91,7 @@ void print_usage(FILE* out) {
       "  spx-bench all --quick\n"
       "  spx-bench nm --preset llama --csv nm_llama.csv\n"
       "  spx-bench ell --preset paper --dtype f16 --list\n"
+      "  spx-bench dispatch --quick --csv dispatch_quick.csv\n"
       "\n"
       "environment: SPX_CUSPARSELT_PATH = libcusparseLt.so.0 or its folder (the sptc family's\n"
       "             cusparselt baseline); SPX_SPTC_BLOCK_TILE = 16|32|64 forces the SpTC reorder's\n"
@@ -145,7 +158,7 @@ ParseStatus parse_args(int argc, char** argv, Options* opts, std::string* error)
   // Options that take a value; "--opt=value" is split here so both spellings work.
   static const char* const kValued[] = {"--shape", "--sparsity", "--dtype", "--precision", "--vec",
                                          "--n",     "--dlmc",     "--csv",   "--reps",      "--order",
-                                         "--op",    "--preset",   "--baselines"};
+                                         "--op",    "--preset",   "--baselines", "--format"};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") return ParseStatus::HELP;
@@ -235,6 +248,11 @@ ParseStatus parse_args(int argc, char** argv, Options* opts, std::string* error)
               "expected names among cublas_hgemm, cublas_int8, cublas_sgemm_fp32, "
               "cublas_sgemm_tf32, cublas, cusparse_csr, cusparse_coo, cusparse_bell, cusparselt, "
               "none");
+    } else if (arg == "--format") {
+      opts->formats = split(value, ',');
+      for (const std::string& f : opts->formats)
+        if (f != "csr" && f != "ell" && f != "bcrs" && f != "nm")
+          return bad("expected formats among csr, ell, bcrs, nm");
     } else if (arg == "--list") {
       opts->list = true;
     } else if (arg == "--quick") {
@@ -252,11 +270,12 @@ ParseStatus parse_args(int argc, char** argv, Options* opts, std::string* error)
       else if (arg == "ell") opts->families = {Family::ELL};
       else if (arg == "srbcrs") opts->families = {Family::SRBCRS};
       else if (arg == "sptc") opts->families = {Family::SPTC};
+      else if (arg == "dispatch") opts->dispatch = true;
       else if (arg == "all") {
         opts->all = true;
         opts->families = {Family::NM, Family::ELL, Family::SRBCRS, Family::SPTC};
       } else {
-        *error = "unknown family '" + arg + "' (expected nm, ell, srbcrs, sptc or all)";
+        *error = "unknown family '" + arg + "' (expected nm, ell, srbcrs, sptc, all or dispatch)";
         return ParseStatus::USAGE_ERROR;
       }
     } else {
@@ -265,8 +284,28 @@ ParseStatus parse_args(int argc, char** argv, Options* opts, std::string* error)
     }
   }
   if (!have_family) {
-    *error = "missing family (nm, ell, srbcrs, sptc or all)";
+    *error = "missing family (nm, ell, srbcrs, sptc, all or dispatch)";
     return ParseStatus::USAGE_ERROR;
+  }
+  if (!opts->formats.empty() && !opts->dispatch) {
+    *error = "--format is for dispatch only";
+    return ParseStatus::USAGE_ERROR;
+  }
+  if (opts->dispatch) {
+    if (opts->op == OpChoice::SDDMM || opts->op == OpChoice::BOTH || !opts->preset.empty() ||
+        !opts->dlmc_dir.empty() || opts->has_precision || opts->candidates ||
+        !opts->baselines.empty()) {
+      *error = "dispatch takes --dtype, --sparsity, --shape, --n, --vec, --format, --quick, "
+               "--list, --csv, --reps, --order and --graph only (SpMM; no --preset, --dlmc, "
+               "--precision, --candidates or --baselines)";
+      return ParseStatus::USAGE_ERROR;
+    }
+    if (opts->has_dtype && opts->dtype != ValueType::F32 && opts->dtype != ValueType::F16 &&
+        opts->dtype != ValueType::BF16 && opts->dtype != ValueType::I8) {
+      *error = "dispatch takes --dtype f32, f16, bf16 or i8";
+      return ParseStatus::USAGE_ERROR;
+    }
+    return ParseStatus::OK;
   }
   if (opts->op != OpChoice::DEFAULT && opts->op != OpChoice::SPMM) {
     bool has_srbcrs = false;

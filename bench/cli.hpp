@@ -20,7 +20,7 @@ enum class OpChoice { DEFAULT, SPMM, SDDMM, BOTH };
 
 /// Everything the command line says. Empty lists mean "the family's default".
 struct Options {
-  std::vector<Family> families;  ///< one family, or all four for `all`
+  std::vector<Family> families;  ///< one family, or all four for `all` (empty for `dispatch`)
   bool all = false;
   std::vector<Shape> shapes;
   std::vector<double> sparsities;
@@ -41,6 +41,8 @@ struct Options {
   bool list = false;   ///< --list: print the cases that would run and exit before any CUDA call
   std::vector<std::string> baselines;  ///< --baselines: the sptc / srbcrs / ell baselines to run (empty = all)
   bool candidates = false;  ///< --candidates: also time every configuration of the plan (ell)
+  bool dispatch = false;    ///< `spx-bench dispatch`: DEFAULT against every candidate (dispatch.hpp)
+  std::vector<std::string> formats;  ///< --format (dispatch): csr, ell, bcrs, nm (empty = all)
 };
 
 enum class ParseStatus { OK, HELP, USAGE_ERROR };

@@ -18,6 +18,7 @@
 #include "csv.hpp"
 #include "cusparselt_probe.hpp"
 #include "device.hpp"
+#include "dispatch.hpp"
 #include "family_baselines.hpp"
 #include "problem.hpp"
 #include "reference.hpp"
@@ -78,6 +79,7 @@ void print_header(const GpuContext& gpu, const Options& opts, size_t cases) {
 }
 
 int run(const Options& opts) {
+  if (opts.dispatch) return run_dispatch(opts);
   std::vector<CaseSpec> cases;
   std::string usage_error;
   try {

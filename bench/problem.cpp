@@ -171,11 +171,10 @@ SmtxFile read_smtx(const std::string& path) {
   return f;
 }
 
-void build_nm(const CaseSpec& spec, std::mt19937_64& rng, Problem* p) {
+/// N:M pattern n:m in groups of l rows (build_nm chooses them from the case).
+void build_nm_pattern(const CaseSpec& spec, int64_t n, int64_t m, int64_t l, std::mt19937_64& rng,
+                      Problem* p) {
   SparseOperand& s = p->sparse;
-  int64_t n = 0, m = 0;
-  choose_nm(spec.sparsity, &n, &m);
-  int64_t l = choose_group_rows(spec.m, spec.vec);
   if (spec.k % m != 0)
     throw Error(strf("nm: K (%lld) must be a multiple of M (%lld) for %lld:%lld",
                      (long long)spec.k, (long long)m, (long long)n, (long long)m));
@@ -209,6 +208,12 @@ void build_nm(const CaseSpec& spec, std::mt19937_64& rng, Problem* p) {
     }
   });
   s.values = random_values(spec.m * kc, float_gen(spec.dtype), rng);
+}
+
+void build_nm(const CaseSpec& spec, std::mt19937_64& rng, Problem* p) {
+  int64_t n = 0, m = 0;
+  choose_nm(spec.sparsity, &n, &m);
+  build_nm_pattern(spec, n, m, choose_group_rows(spec.m, spec.vec), rng, p);
 }
 
 void build_ell(const CaseSpec& spec, std::mt19937_64& rng, Problem* p) {
@@ -295,6 +300,9 @@ void build_bcrs(const CaseSpec& spec, int64_t rows, int64_t cols, const ValueGen
   if (gen) s.values = random_values(slots, *gen, rng);
   else s.values.assign(static_cast<size_t>(slots), 0.0f);  // SDDMM mask: values are outputs
 }
+
+/// Problem::actual_sparsity from the CSR, and the CSV's sparsity (see build_problem).
+void set_sparsity(Problem* p);
 
 }  // namespace
 
@@ -408,6 +416,80 @@ Problem build_problem(const CaseSpec& spec) {
   p.b = random_values(k * n, b_gen, rng);
 
   s.csr = csr_of(s);
+  set_sparsity(&p);
+  return p;
+}
+
+Problem build_dispatch_a(const DispatchSpec& d) {
+  Problem p;
+  CaseSpec& spec = p.spec;
+  // The family is only a label here: a dispatch point is an input format, not a family.
+  spec.family = d.format == SPX_FORMAT_NM    ? Family::NM
+                : d.format == SPX_FORMAT_ELL ? Family::ELL
+                                             : Family::SPTC;
+  spec.op = Op::SPMM;
+  spec.m = d.m;
+  spec.k = d.k;
+  spec.n = d.n;
+  spec.matrix = strf("%lldx%lldx%lld", (long long)d.m, (long long)d.k, (long long)d.n);
+  spec.sparsity = d.sparsity;
+  spec.vec = d.format == SPX_FORMAT_CSR ? 1 : d.vec;
+  spec.dtype = d.dtype;
+  spec.seed = d.seed_a;
+  std::mt19937_64 rng(d.seed_a);
+
+  const bool integer = is_integer(d.dtype);
+  p.a_type = p.b_type = d.dtype;
+  p.c_type = integer ? ValueType::I32 : d.dtype;
+  ValueGen a_gen = float_gen(d.dtype);
+  if (integer) {
+    spec.precision = {8, 8};
+    int_ranges(8, 8, d.k, &p.a_max_abs, &p.b_max_abs);
+    a_gen = int_gen(p.a_max_abs);
+  }
+  SparseOperand& s = p.sparse;
+  s.type = p.a_type;
+  s.rows = d.m;
+  s.cols = d.k;
+  switch (d.format) {
+    case SPX_FORMAT_NM:
+      build_nm_pattern(spec, d.nm_n, d.nm_m, d.vec, rng, &p);
+      if (integer) s.values = random_values(s.value_slots(), a_gen, rng);
+      break;
+    case SPX_FORMAT_ELL:
+      build_ell(spec, rng, &p);
+      if (integer) s.values = random_values(s.value_slots(), a_gen, rng);
+      break;
+    case SPX_FORMAT_BCRS:
+    case SPX_FORMAT_CSR:
+      // CSR is BCRS(1) read as CSR: row_ptr = block_row_ptr, col_ind = block_col, entry e in
+      // slot e. Every row (vector-row) keeps the same number of random columns.
+      build_bcrs(spec, d.m, d.k, &a_gen, rng, &p);
+      if (d.format == SPX_FORMAT_CSR) {
+        s.format = SPX_FORMAT_CSR;
+        s.vec_len = 1;
+      }
+      break;
+  }
+  s.csr = csr_of(s);
+  set_sparsity(&p);
+  return p;
+}
+
+void build_dispatch_b(const DispatchSpec& d, Problem* p) {
+  std::mt19937_64 rng(d.seed_b);
+  const ValueGen b_gen = is_integer(p->b_type) ? int_gen(p->b_max_abs) : float_gen(p->b_type);
+  p->spec.n = d.n;
+  p->spec.matrix = strf("%lldx%lldx%lld", (long long)d.m, (long long)d.k, (long long)d.n);
+  p->b = random_values(d.k * d.n, b_gen, rng);
+}
+
+namespace {
+
+void set_sparsity(Problem* pp) {
+  Problem& p = *pp;
+  const SparseOperand& s = p.sparse;
+  const CaseSpec& spec = p.spec;
   p.actual_sparsity =
       1.0 - static_cast<double>(s.csr.nnz()) / (static_cast<double>(s.rows) * s.cols);
   if (!spec.dlmc_file.empty()) {
@@ -418,7 +500,8 @@ Problem build_problem(const CaseSpec& spec) {
     p.sparsity = std::fabs(p.actual_sparsity - spec.sparsity) < 0.005 ? spec.sparsity
                                                                       : p.actual_sparsity;
   }
-  return p;
 }
+
+}  // namespace
 
 }  // namespace bench

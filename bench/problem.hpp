@@ -55,6 +55,13 @@ struct Problem {
   double actual_sparsity = 0.0;  ///< 1 - stored / (rows * cols)
 };
 
+/// Builds A of a `spx-bench dispatch` point (drawn from d.seed_a: the same A for every n of the
+/// point's shape), its CSR and the types (i8: C in i32, values in int8 ranges safe for k); B is
+/// left empty for build_dispatch_b. Throws bench::Error as build_problem does.
+Problem build_dispatch_a(const DispatchSpec& d);
+/// Draws B (k x d.n, from d.seed_b) into p and sets p->spec.n (p from build_dispatch_a).
+void build_dispatch_b(const DispatchSpec& d, Problem* p);
+
 /// Builds the host data of one case. Throws bench::Error when the case cannot exist (k not a
 /// multiple of M, m not a multiple of V, an unreadable .smtx file, ...).
 Problem build_problem(const CaseSpec& spec);

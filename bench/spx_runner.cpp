@@ -126,8 +126,15 @@ double elapsed_ms(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+struct OptionsDeleter {
+  void operator()(spxPlanOptions* o) const { spxDestroyPlanOptions(o); }
+};
+using PlanOptions = std::unique_ptr<spxPlanOptions, OptionsDeleter>;
+
 SpxResult run_spmm(const GpuContext& gpu, const Problem& p, const Reference& ref,
-                   spxOrder_t order, const TimingConfig& timing, int force_candidate) {
+                   spxOrder_t order, const TimingConfig& timing, int force_candidate,
+                   const SpmmSelect* explicit_select = nullptr) {
+  const SpmmSelect select = explicit_select ? *explicit_select : SpmmSelect{};
   const int64_t m = p.spec.m, k = p.spec.k, n = p.spec.n;
   DeviceSparse da = upload_sparse(p.sparse, false);
   SpMat a = create_sparse(p.sparse, da);
@@ -150,9 +157,21 @@ SpxResult run_spmm(const GpuContext& gpu, const Problem& p, const Reference& ref
   auto t0 = std::chrono::steady_clock::now();
   if (force_candidate >= 0)
     setenv("SPX_ELL_FORCE_CANDIDATE", std::to_string(force_candidate).c_str(), 1);
-  const spxStatus_t st = spxSpMM_analyze(gpu.spx(), a.get(), b.at(0), c.at(0), compute,
-                                         SPX_SPMM_ALG_DEFAULT, &raw_plan);
+  PlanOptions options;
+  if (select.dense_route >= 0) {
+    spxPlanOptions_t o = nullptr;
+    SPX_CHECK(spxCreatePlanOptions(&o));
+    options.reset(o);
+    const int32_t route = select.dense_route;
+    SPX_CHECK(spxPlanOptionsSet(o, SPX_PLAN_OPTION_DENSE_ROUTE, &route, sizeof route));
+  }
+  const spxStatus_t st = spxSpMM_analyzeWithOptions(gpu.spx(), a.get(), b.at(0), c.at(0), compute,
+                                                    select.alg, options.get(), &raw_plan);
   if (force_candidate >= 0) unsetenv("SPX_ELL_FORCE_CANDIDATE");
+  if (st == SPX_STATUS_NOT_SUPPORTED && explicit_select) {
+    const char* why = spxGetLastErrorMessage();
+    throw Refused(strf("%s: %s", spx_alg_name(select.alg), why && *why ? why : "not supported"));
+  }
   SPX_CHECK(st);
   Plan plan(raw_plan);
   CUDA_CHECK(cudaDeviceSynchronize());
@@ -162,6 +181,8 @@ SpxResult run_spmm(const GpuContext& gpu, const Problem& p, const Reference& ref
     spxPlanInfo_t info{};
     SPX_CHECK(spxPlanGetInfo(plan.get(), &info));
     res.candidates = info.candidates;
+    res.family = info.family;
+    res.route = info.route;
   }
 
   size_t ws_bytes = 0;
@@ -254,6 +275,24 @@ SpxResult run_sddmm(const GpuContext& gpu, const Problem& p, const Reference& re
 }
 
 }  // namespace
+
+const char* spx_alg_name(spxSpMMAlg_t alg) {
+  switch (alg) {
+    case SPX_SPMM_ALG_DEFAULT: return "DEFAULT";
+    case SPX_SPMM_ALG_NM: return "NM";
+    case SPX_SPMM_ALG_ELL: return "ELL";
+    case SPX_SPMM_ALG_SRBCRS: return "SRBCRS";
+    case SPX_SPMM_ALG_SPTC_REORDER: return "SPTC_REORDER";
+    case SPX_SPMM_ALG_FALLBACK: return "FALLBACK";
+    case SPX_SPMM_ALG_DENSE: return "DENSE";
+  }
+  return "?";
+}
+
+SpxResult run_spx_spmm(const GpuContext& gpu, const Problem& p, const Reference& ref,
+                       spxOrder_t order, const TimingConfig& timing, const SpmmSelect& select) {
+  return run_spmm(gpu, p, ref, order, timing, -1, &select);
+}
 
 SpxResult run_spx(const GpuContext& gpu, const Problem& p, const Reference& ref, spxOrder_t order,
                   const TimingConfig& timing, int force_candidate) {

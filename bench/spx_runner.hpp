@@ -20,6 +20,16 @@ struct SpxResult {
   std::string config;       ///< spxPlanInfo kernel and config, plus the pattern of A
   int reps = 0;
   int candidates = 1;       ///< configurations the plan offers (spxPlanInfo_t::candidates)
+  spxSpMMAlg_t family = SPX_SPMM_ALG_DEFAULT;  ///< spxPlanInfo_t::family (SpMM): what runs
+  int route = 0;            ///< spxPlanInfo_t::route: 1 = the dense cuBLAS route
+};
+
+/// How an SpMM plan is analyzed: the algorithm passed to spxSpMM_analyzeWithOptions and, when
+/// dense_route >= 0, SPX_PLAN_OPTION_DENSE_ROUTE (a spxDenseRoute_t); -1 leaves the options at
+/// their defaults (dense route AUTO).
+struct SpmmSelect {
+  spxSpMMAlg_t alg = SPX_SPMM_ALG_DEFAULT;
+  int dense_route = -1;
 };
 
 /// `order` is the order of libspx's dense operands. Throws bench::Error on a failed call; a
@@ -28,5 +38,14 @@ struct SpxResult {
 /// set around the analyze call), for --candidates.
 SpxResult run_spx(const GpuContext& gpu, const Problem& p, const Reference& ref, spxOrder_t order,
                   const TimingConfig& timing, int force_candidate = -1);
+
+/// SpMM with an explicit algorithm / dense route (spx-bench dispatch). Input libspx refuses for
+/// this selection (SPX_STATUS_NOT_SUPPORTED at analyze) throws bench::Refused with its message;
+/// every other failure throws bench::Error, as run_spx does.
+SpxResult run_spx_spmm(const GpuContext& gpu, const Problem& p, const Reference& ref,
+                       spxOrder_t order, const TimingConfig& timing, const SpmmSelect& select);
+
+/// "NM", "ELL", "SRBCRS", "SPTC_REORDER", "FALLBACK", "DENSE" ("DEFAULT" for 0).
+const char* spx_alg_name(spxSpMMAlg_t alg);
 
 }  // namespace bench

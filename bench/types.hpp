@@ -53,4 +53,17 @@ struct CaseSpec {
   uint64_t seed = 0;      ///< fixed per case, so reruns build the same matrices
 };
 
+/// One point of `spx-bench dispatch`: A (m x k) handed to libspx in `format` with `dtype` values
+/// (B the same type; C the same, i32 for i8), n dense columns.
+struct DispatchSpec {
+  spxFormat_t format = SPX_FORMAT_CSR;
+  ValueType dtype = ValueType::F32;
+  int64_t m = 0, k = 0, n = 0;
+  double sparsity = 0.0;
+  int64_t vec = 1;               ///< BCRS: V; NM: rows per group L; CSR / ELL: 1
+  int64_t nm_n = 0, nm_m = 0;    ///< NM: the exact N:M pattern of `sparsity`
+  uint64_t seed_a = 0;           ///< A: fixed per (format, dtype, m, k, sparsity, vec)
+  uint64_t seed_b = 0;           ///< B: also depends on n
+};
+
 }  // namespace bench
