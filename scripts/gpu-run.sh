@@ -84,6 +84,10 @@ sanitize_filter() {
     # still runs every tile, split-K and packing on / off at small sizes; the tensor-copy,
     # streamed-B, stream-K, pointer-mode, update, search, refusal and pruning cases all run.
     test_nm) filter=("~NM every N:M and L*" "~NM larger shapes*") ;;
+    # This case holds a stream behind a host function that the test thread opens only after
+    # spxPlanDestroy returns; under initcheck (H100) it did not finish, most likely because the
+    # tool waits for the held stream inside the release. Its other case still runs sanitized.
+    test_api_gpu_destroy) filter=("~spxPlanDestroy waits for neither*") ;;
   esac
 }
 
