@@ -1,6 +1,7 @@
 #include "device.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 
 #include "check.hpp"
@@ -93,6 +94,14 @@ RotatedArray::RotatedArray(const void* host, size_t bytes, int copies)
 
 void* RotatedArray::at(int64_t launch) const {
   return static_cast<char*>(buf_.get()) + static_cast<size_t>(launch % copies_) * stride_;
+}
+
+bool context_broken() {
+  const cudaError_t sticky = cudaDeviceSynchronize();
+  if (sticky == cudaSuccess) return false;
+  std::fprintf(stderr, "spx-bench: the CUDA context is broken (%s); stopping the run.\n",
+               cudaGetErrorString(sticky));
+  return true;
 }
 
 }  // namespace bench

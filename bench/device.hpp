@@ -20,6 +20,10 @@ namespace bench {
 /// synchronizing the device, since the timed work runs on a non-blocking stream.
 using DeviceBuffer = spx::test::BasicDeviceBuffer<spx::test::CopySync::kDevice>;
 
+/// After a case threw: whether the CUDA context is broken (a kernel fault poisons it, so every
+/// later case would fail the same way); says so on stderr when it is.
+bool context_broken();
+
 /// The GPU, its stream and the library handles, created once per run. All timed work and all
 /// libraries use the same non-blocking stream, so events bracket exactly the launches.
 class GpuContext {

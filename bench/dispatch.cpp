@@ -265,12 +265,7 @@ int run_dispatch(const Options& opts) {
       } catch (const std::exception& e) {
         std::fprintf(stderr, "    ERROR: %s\n", e.what());
         ++summary.errored;
-        cudaError_t sticky = cudaDeviceSynchronize();
-        if (sticky != cudaSuccess) {
-          std::fprintf(stderr, "spx-bench: the CUDA context is broken (%s); stopping the run.\n",
-                       cudaGetErrorString(sticky));
-          break;
-        }
+        if (context_broken()) break;
       }
     }
     summary.print(stderr);

@@ -184,13 +184,7 @@ int run(const Options& opts) {
       } catch (const std::exception& e) {
         std::fprintf(stderr, "    ERROR: %s\n", e.what());
         summary.case_errored();
-        // A kernel fault poisons the CUDA context: every later case would fail the same way.
-        cudaError_t sticky = cudaDeviceSynchronize();
-        if (sticky != cudaSuccess) {
-          std::fprintf(stderr, "spx-bench: the CUDA context is broken (%s); stopping the run.\n",
-                       cudaGetErrorString(sticky));
-          break;
-        }
+        if (context_broken()) break;
       }
     }
     summary.print(stderr);
