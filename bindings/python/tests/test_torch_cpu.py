@@ -89,6 +89,22 @@ def test_auto_rule_most_structured_first(monkeypatch):
     assert _kinds.auto(masked((8, 10)), **kw).kind in ("csr", "uniform", "vector")  # 10 % 4 != 0
 
 
+def test_from_dense_says_when_sparsity_does_not_apply():
+    """csr / auto keep the weight's zeros and nm keeps n of m: a sparsity given to them is
+    reported, not silently dropped (the CPU layer is then refused as before)."""
+    lin = nn.Linear(12, 16)
+    for kind in ("csr", "auto", "nm"):
+        with pytest.warns(UserWarning, match=f"kind '{kind}' takes no sparsity"):
+            with pytest.raises(spx.InvalidValueError, match="GPU first"):
+                SparseLinear.from_dense(lin, kind, sparsity=0.8)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for kind, kw in (("uniform", {"sparsity": 0.8}), ("csr", {}), ("nm", {})):
+            with pytest.raises(spx.InvalidValueError, match="GPU first"):
+                SparseLinear.from_dense(lin, kind, **kw)
+
+
 def test_pack_refuses_unknown_kinds_and_dtypes():
     with pytest.raises(spx.InvalidValueError, match="kind must be one of"):
         _kinds.pack("blocky", torch.ones(4, 4), sparsity=0.5, n=2, m=4, l=4, vec_len=4)

@@ -32,6 +32,11 @@ FORMAT_ARRAYS = {
     "csr": ("row_ptr", "col_ind", "values"),
 }
 KIND_FORMAT = {"uniform": "ell", "vector": "bcrs", "nm": "nm", "int8": "bcrs", "csr": "csr"}
+#: The kinds that prune to a requested sparsity; why the others take none.
+TAKES_SPARSITY = ("uniform", "vector", "int8")
+WHY_NO_SPARSITY = {"csr": "it keeps the zeros the weight already has",
+                   "auto": "it keeps the zeros the weight already has, in the format they fit",
+                   "nm": "n of every m columns are kept: set n and m"}
 
 #: Input / output types a layer may have (int8 layers quantize such inputs per call).
 FLOAT_DTYPES = (torch.float32, torch.float16, torch.bfloat16)

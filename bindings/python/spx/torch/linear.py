@@ -104,12 +104,12 @@ class SparseLinear(nn.Module):
         self._setup(packed, bias, io, weight.shape)
 
     @classmethod
-    def from_dense(cls, linear: nn.Linear, kind: str = "nm", *, sparsity: float = 0.5,
+    def from_dense(cls, linear: nn.Linear, kind: str = "nm", *, sparsity: float | None = None,
                    n: int = 2, m: int = 4, l: int = 32, vec_len: int = 8, dtype=None,
                    handle=None, dense_route: str = "every_n") -> "SparseLinear":
         """A sparse copy of a CUDA ``nn.Linear``, in its dtype (fp32, fp16, bf16; `dtype`
-        overrides) and on its device. Kinds: "uniform" (a fraction `sparsity` of every row
-        removed; ELL), "vector" (per block row of `vec_len` rows, the same number of
+        overrides) and on its device. Kinds: "uniform" (a fraction `sparsity`, default 0.5, of
+        every row removed; ELL), "vector" (per block row of `vec_len` rows, the same number of
         vec_len x 1 vectors kept by L2 norm; BCRS), "nm" (n of every m columns per group of
         l rows), "int8" (the vectors of "vector", quantized per tensor), "csr" (the zeros the
         weight has), "auto" (the format the weight's zeros already have, see
@@ -120,6 +120,13 @@ class SparseLinear(nn.Module):
         layer.info_for(n).plan.dense_bytes reports), "auto" (one sparse copy only: batch sizes
         where dense would be faster stay sparse unless the plan's analyzed batch size took the
         dense route; the choice when memory matters more than prefill speed) or "never"."""
+        if sparsity is not None and kind not in _kinds.TAKES_SPARSITY:
+            # Said rather than ignored: a user asking kind="csr" for 80 % gets the weight's own
+            # zeros, and kind="nm" keeps n of every m whatever sparsity says.
+            warnings.warn(f"SparseLinear.from_dense: kind {kind!r} takes no sparsity "
+                          f"({_kinds.WHY_NO_SPARSITY.get(kind, 'it has its own pattern')}); "
+                          f"sparsity={sparsity} is ignored", stacklevel=2)
+        sparsity = 0.5 if sparsity is None else sparsity
         w = linear.weight.detach()
         if not w.is_cuda:
             raise InvalidValueError("move the layer to the GPU first (linear.cuda())")

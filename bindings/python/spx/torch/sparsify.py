@@ -21,10 +21,12 @@ def _matcher(spec):
     return lambda name, module: any(fnmatch.fnmatchcase(name, p) for p in patterns)
 
 
-def sparsify(model: nn.Module, kind: str = "uniform", sparsity: float = 0.5, *, include=None,
+def sparsify(model: nn.Module, kind: str = "uniform", sparsity: float | None = None, *,
+             include=None,
              exclude=None, report: dict | None = None, **kw) -> nn.Module:
     """Replaces every ``nn.Linear`` of `model` (nested modules, Hugging Face models included)
-    by ``SparseLinear.from_dense(linear, kind, sparsity=sparsity, **kw)``, in place, and returns
+    by ``SparseLinear.from_dense(linear, kind, sparsity=sparsity, **kw)`` (sparsity: 0.5 for the
+    pruning kinds when not given), in place, and returns
     the model (a bare ``nn.Linear`` cannot be replaced in place: its SparseLinear is returned).
 
     include / exclude: a glob pattern over qualified names (``"encoder.layer.*.output.dense"``),

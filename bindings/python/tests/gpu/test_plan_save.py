@@ -82,6 +82,9 @@ def layers(kind, dtype):
         with torch.no_grad():
             for linear, sparsity in ((lin, 0.8), (other, 0.5)):
                 linear.weight[torch.rand_like(linear.weight) < sparsity] = 0
+    if kind not in ("uniform", "vector"):  # nm: n of m; csr: the zeros given above
+        return (SparseLinear.from_dense(lin, kind, dtype=dtype),
+                SparseLinear.from_dense(other, kind, dtype=dtype))
     return (SparseLinear.from_dense(lin, kind, sparsity=0.8, dtype=dtype),
             SparseLinear.from_dense(other, kind, sparsity=0.5, dtype=dtype))
 
