@@ -332,7 +332,7 @@ EllLayout plan_ell_layout_ell(int64_t rows, int64_t cols, int64_t ell_width,
       for (int64_t r = b0; r < b1; ++r) {
         w.col.clear();
         w.slot.clear();
-        const int32_t* t = &tile[(r - b0) * ell_width];
+        const int32_t* t = tile.data() + (r - b0) * ell_width;  // empty when ell_width is 0
         for (int64_t j = 0; j < ell_width; ++j)
           if (t[j] != -1) {
             w.col.push_back(t[j]);
