@@ -16,6 +16,14 @@ std::string probe_gpu() {
   return "";
 }
 
+bool no_gpu_here() {
+  const std::string problem = probe_gpu();
+  if (problem.empty()) return false;
+  std::fprintf(stderr, "spx-bench: no CUDA GPU available (%s); nothing can be measured here.\n",
+               problem.c_str());
+  return true;
+}
+
 GpuContext::GpuContext() {
   try {
     init();

@@ -58,6 +58,10 @@ class GpuContext {
 /// Returns a message if this process sees no usable CUDA GPU ("" if it does).
 std::string probe_gpu();
 
+/// Whether this process sees no usable CUDA GPU; says so on stderr when it does not (a preset
+/// then has nothing to measure and exits 1).
+bool no_gpu_here();
+
 /// How many copies of the rotated operands to keep so a sequence of launches streams more than
 /// 3x the L2 size: 1 when fixed + rotated bytes already exceed it, else enough copies (<= 1024).
 int rotation_copies(size_t l2_bytes, size_t fixed_bytes, size_t rotated_bytes);

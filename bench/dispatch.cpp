@@ -227,12 +227,7 @@ int run_dispatch(const Options& opts) {
     std::fprintf(stderr, "spx-bench: dispatch: skipped %s\n", s.c_str());
   if (opts.list) return list_grid(grid);  // before any CUDA call
 
-  std::string no_gpu = probe_gpu();
-  if (!no_gpu.empty()) {
-    std::fprintf(stderr, "spx-bench: no CUDA GPU available (%s); nothing can be measured here.\n",
-                 no_gpu.c_str());
-    return 1;
-  }
+  if (no_gpu_here()) return 1;
   try {
     GpuContext gpu;
     int spx_version = 0;

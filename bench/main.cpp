@@ -109,12 +109,7 @@ int run(const Options& opts) {
     return 0;
   }
 
-  std::string no_gpu = probe_gpu();
-  if (!no_gpu.empty()) {
-    std::fprintf(stderr, "spx-bench: no CUDA GPU available (%s); nothing can be measured here.\n",
-                 no_gpu.c_str());
-    return 1;
-  }
+  if (no_gpu_here()) return 1;
 
   try {
     GpuContext gpu;
