@@ -281,9 +281,7 @@ Refusal ell_can_implement(const SpmmProblem& p) {
   // CSR: the rule reads the row lengths only, so only row_ptr is read here (and checked); the
   // column indices are read and checked by the build.
   const HostVector<int32_t> ptr = download_row_ptr(p.h, p.A);
-  std::vector<int32_t> len(static_cast<size_t>(p.A.rows));
-  for (int64_t r = 0; r < p.A.rows; ++r) len[r] = ptr[r + 1] - ptr[r];
-  return plan::ell_near_uniform_lengths(len);
+  return plan::ell_near_uniform_lengths(plan::row_lengths(ptr.data(), p.A.rows));
 }
 
 std::unique_ptr<SpmmKernelPlan> load_ell_spmm(const SpmmProblem& p, const plan::EllRecord& r) {

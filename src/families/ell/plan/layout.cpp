@@ -9,12 +9,16 @@
 #include "runtime/parallel.hpp"
 
 namespace spx::plan {
+std::vector<int32_t> row_lengths(const int32_t* row_ptr, int64_t rows) {
+  std::vector<int32_t> len(static_cast<size_t>(rows));
+  for (int64_t r = 0; r < rows; ++r) len[r] = row_ptr[r + 1] - row_ptr[r];
+  return len;
+}
+
 namespace {
 
 std::vector<int32_t> lengths_of(const CsrStructure& csr) {
-  std::vector<int32_t> len(static_cast<size_t>(csr.rows));
-  for (int64_t r = 0; r < csr.rows; ++r) len[r] = csr.row_ptr[r + 1] - csr.row_ptr[r];
-  return len;
+  return row_lengths(csr.row_ptr.data(), csr.rows);
 }
 
 }  // namespace

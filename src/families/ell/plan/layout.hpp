@@ -96,6 +96,8 @@ int64_t bank_wavefronts_contig32(const std::vector<int32_t>& cols_in_position_or
 /// <= 25 % of nnz) overflows at most 12.5 % of nnz into the tail. Empty string when yes,
 /// else one sentence why not.
 std::string ell_near_uniform(const CsrStructure& csr);
+/// The row lengths of a CSR row_ptr of `rows` rows.
+std::vector<int32_t> row_lengths(const int32_t* row_ptr, int64_t rows);
 /// The same from the row lengths alone (what the rule reads).
 std::string ell_near_uniform_lengths(const std::vector<int32_t>& row_lengths);
 
