@@ -49,15 +49,11 @@ void CsvWriter::write(const CsvRow& r) {
   std::fflush(out_);
 }
 
-namespace {
-
 double geomean(const std::vector<double>& v) {
   double log_sum = 0.0;
   for (double s : v) log_sum += std::log(s);
   return std::exp(log_sum / static_cast<double>(v.size()));
 }
-
-}  // namespace
 
 void Summary::add(const CsvRow& row, bool counts) {
   Key key{row.family, row.op, row.baseline};

@@ -12,6 +12,9 @@
 
 namespace bench {
 
+/// The geometric mean of positive ratios (v not empty).
+double geomean(const std::vector<double>& v);
+
 /// Column order of the CSV, fixed by docs/benchmark-protocol.md.
 extern const char* const kCsvHeader;
 

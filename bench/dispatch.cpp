@@ -6,10 +6,8 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <exception>
-#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -69,15 +67,10 @@ class DispatchSummary {
     }
     std::fprintf(out, "\ndispatch summary: %zu point(s) measured, %d skipped (refused by DEFAULT), "
                  "%d with a wrong result, %d errored\n", n, skipped, failed, errored);
-    for (const auto& kv : per_family) {
-      double log_sum = 0.0, lo = std::numeric_limits<double>::infinity();
-      for (double v : kv.second) {
-        log_sum += std::log(v);
-        lo = std::min(lo, v);
-      }
+    for (const auto& kv : per_family)
       std::fprintf(out, "  %-14s %4zu point(s)  geomean DEFAULT / best %.3fx  min %.3fx\n",
-                   kv.first.c_str(), kv.second.size(), std::exp(log_sum / kv.second.size()), lo);
-    }
+                   kv.first.c_str(), kv.second.size(), geomean(kv.second),
+                   *std::min_element(kv.second.begin(), kv.second.end()));
     if (n == 0) return;
     std::fprintf(out, "dispatch: points %zu; DEFAULT >= 0.9x best on %zu (%.1f %%); >= 0.75x on "
                  "%zu (%.1f %%); min %.3fx at %s; fallback chosen on %zu point(s)\n",
